@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel - in-kernel API of the per-CPU hierarchical timing wheel.
+ *
+ * A struct twheel_timer is embedded by the user, set up once with
+ * twheel_timer_init() and then armed, modified, queried and cancelled any
+ * number of times. Deadlines are nanoseconds on CLOCK_MONOTONIC (ktime_get()),
+ * relative to now or absolute (TWHEEL_ABS). A timer fires in the wheel tick
+ * of its deadline: never early, at most one tick (module parameter tick_us)
+ * late, plus scheduling latency of the workqueue that runs the callback.
+ *
+ * Callbacks run in process context (a per-CPU workqueue, one batch of expired
+ * timers per CPU per tick) on the CPU the timer was armed on, without any
+ * twheel lock held: they may sleep, and may arm, modify or cancel any timer,
+ * including their own. They must not call twheel_cancel_sync() (lockdep
+ * reports it); use twheel_cancel() there.
+ *
+ * Periodic timers come in two modes: fixed rate (deadline n = first deadline
+ * + n * period; periods that passed while the system or the callback was late
+ * are counted in overruns and never replayed as a burst) and fixed delay
+ * (the next deadline is the moment the callback returned + period).
+ *
+ * Memory: sizeof(struct twheel_timer) is 64 bytes on 64-bit (asserted at build
+ * time). The memory of a timer must stay valid until twheel_cancel_sync() has
+ * returned, or until a one-shot timer's callback has started (a one-shot
+ * callback may free its own timer; a periodic callback may do so only after
+ * twheel_cancel() of that timer).
+ */
+#ifndef _LINUX_TWHEEL_H
+#define _LINUX_TWHEEL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+
+/**
+ * struct tw_node - a timer's link in one wheel (private to twheel)
+ * @entry:	link in a bucket, the overflow list or an expired batch
+ * @expires:	absolute deadline in wheel ticks
+ * @bucket:	bucket index, or one of the TW_BUCKET_* markers
+ * @cascades:	times this node moved down a level since it was armed
+ * @flags:	TW_NODE_* state bits owned by the per-CPU driver
+ */
+struct tw_node {
+	struct hlist_node	entry;
+	u64			expires;
+	u16			bucket;
+	u8			cascades;
+	u8			flags;
+};
+
+struct twheel_timer;
+typedef void (*twheel_func_t)(struct twheel_timer *timer);
+
+/**
+ * struct twheel_timer - a twheel timer (fields are private to twheel)
+ * @node:	link in the per-CPU wheel
+ * @func:	callback, run in process context
+ * @deadline:	current nominal deadline, CLOCK_MONOTONIC ns
+ * @period:	period in ns, 0 for a one-shot timer
+ * @overruns:	periods skipped since the timer was armed (saturates)
+ * @cpu:	CPU whose wheel holds (or last held) the timer
+ * @mode:	TWHEEL_ONESHOT, TWHEEL_FIXED_RATE or TWHEEL_FIXED_DELAY
+ * @state:	TWHEEL_STATE_* (see twheel_query())
+ *
+ * 64 bytes on 64-bit architectures: a tw_node (32), the callback, deadline
+ * and period (24), overruns (4), cpu, mode and state (4).
+ */
+struct twheel_timer {
+	struct tw_node		node;
+	twheel_func_t		func;
+	u64			deadline;
+	u64			period;
+	u32			overruns;
+	u16			cpu;
+	u8			mode;
+	u8			state;
+};
+
+/* Arm and modify flags. */
+#define TWHEEL_ABS		(1U << 0)	/* deadline is absolute */
+#define TWHEEL_FIXED_DELAY	(1U << 1)	/* periodic: fixed delay */
+#define TWHEEL_FLAGS_ALL	(TWHEEL_ABS | TWHEEL_FIXED_DELAY)
+
+/* Let twheel pick the CPU: the local one. */
+#define TWHEEL_CPU_ANY		(-1)
+
+enum twheel_mode {
+	TWHEEL_ONESHOT		= 0,
+	TWHEEL_FIXED_RATE	= 1,
+	TWHEEL_FIXED_DELAY_MODE	= 2,
+};
+
+enum twheel_state {
+	TWHEEL_STATE_IDLE	= 0,	/* not armed, or fired (one-shot) */
+	TWHEEL_STATE_PENDING	= 1,	/* in a wheel */
+	TWHEEL_STATE_EXPIRED	= 2,	/* in a batch waiting for the worker */
+	TWHEEL_STATE_RUNNING	= 3,	/* callback running (periodic) */
+};
+
+/**
+ * struct twheel_timer_info - snapshot returned by twheel_query()
+ * @state:	enum twheel_state
+ * @cpu:	CPU of the wheel holding the timer
+ * @mode:	enum twheel_mode
+ * @deadline:	next nominal deadline, CLOCK_MONOTONIC ns (0 if idle)
+ * @remaining:	ns until @deadline, 0 if due or idle
+ * @period:	period in ns, 0 for one-shot
+ * @overruns:	periods skipped so far
+ */
+struct twheel_timer_info {
+	u32	state;
+	u32	cpu;
+	u32	mode;
+	u32	overruns;
+	u64	deadline;
+	u64	remaining;
+	u64	period;
+};
+
+void twheel_timer_init(struct twheel_timer *timer, twheel_func_t func);
+int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
+		  unsigned int flags, int cpu);
+int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
+		  unsigned int flags);
+int twheel_cancel(struct twheel_timer *timer);
+int twheel_cancel_sync(struct twheel_timer *timer);
+int twheel_query(struct twheel_timer *timer, struct twheel_timer_info *info);
+u64 twheel_tick_ns(void);
+
+/**
+ * twheel_arm() - arm a one-shot timer on the local CPU
+ * @timer:	timer set up with twheel_timer_init()
+ * @expires:	deadline in ns, relative to now or absolute (TWHEEL_ABS)
+ * @flags:	0 or TWHEEL_ABS
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 1 if the timer was pending and was re-armed, 0 if it was idle,
+ * -EINVAL for bad flags.
+ */
+static inline int twheel_arm(struct twheel_timer *timer, u64 expires,
+			     unsigned int flags)
+{
+	return twheel_arm_on(timer, expires, 0, flags, TWHEEL_CPU_ANY);
+}
+
+/**
+ * twheel_arm_periodic() - arm a periodic timer on the local CPU
+ * @timer:	timer set up with twheel_timer_init()
+ * @expires:	first deadline in ns, relative or absolute (TWHEEL_ABS)
+ * @period:	period in ns, not 0
+ * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY (default: fixed rate)
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: as twheel_arm_on().
+ */
+static inline int twheel_arm_periodic(struct twheel_timer *timer, u64 expires,
+				      u64 period, unsigned int flags)
+{
+	return twheel_arm_on(timer, expires, period, flags, TWHEEL_CPU_ANY);
+}
+
+/**
+ * twheel_pending() - is the timer armed or waiting for its callback?
+ * @timer:	the timer
+ *
+ * A lockless hint, like timer_pending(): the answer may be stale as soon as
+ * it is returned unless the caller serialises against arm and expiry.
+ *
+ * Return: true if the timer is in a wheel or an expired batch.
+ */
+static inline bool twheel_pending(const struct twheel_timer *timer)
+{
+	u8 state = READ_ONCE(timer->state);
+
+	return state == TWHEEL_STATE_PENDING || state == TWHEEL_STATE_EXPIRED;
+}
+
+#endif /* _LINUX_TWHEEL_H */

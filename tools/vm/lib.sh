@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the twheel VM scripts (sourced, not run).
+# shellcheck shell=bash
+
+TW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TW_BUILD=${TW_BUILD:-$TW_TOP/build}
+TW_SRC_TARBALL=${TW_SRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+TW_SRC=$TW_BUILD/src-6.12
+TW_FRAGMENT=$TW_TOP/selftests/config
+
+tw_log() { printf '[twheel %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+tw_die() { tw_log "ERROR: $*"; exit 1; }
+
+# tw_stage NAME CMD...: run a stage, say what it does and how long it took.
+tw_stage() {
+	local name=$1 t0 rc
+	shift
+	tw_log "stage: $name ..."
+	t0=$(date +%s)
+	"$@"
+	rc=$?
+	tw_log "stage: $name done in $(($(date +%s) - t0))s (rc=$rc)"
+	return $rc
+}
+
+# Directory of the cached debug test kernel, keyed by the fragment's hash.
+tw_kernel_dir() {
+	local h
+	h=$(cat "$TW_FRAGMENT" "$TW_TOP/tools/vm/build-kernel.sh" | sha256sum | cut -c1-12)
+	echo "$TW_BUILD/kernel-6.12-$h"
+}
+
+# Debian's stock kernel: headers dir and the unpacked image.
+tw_stock_headers() {
+	local d
+	d=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | sort -V | tail -n 1)
+	[ -n "$d" ] || return 1
+	echo "$d"
+}
+
+tw_stock_release() { basename "$(tw_stock_headers)" | sed 's/^linux-headers-//'; }

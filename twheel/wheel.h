@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel core: a hashed, hierarchical timing wheel with exact cascade.
+ *
+ * This is the pure part of twheel: no locks, no clocks, no allocation. Time
+ * is a 64-bit count of ticks passed in by the caller, so KUnit (and the host
+ * build under tools/testing) can drive it with a fake clock. The per-CPU
+ * driver in base.c adds the lock, the hrtimer and the workqueue.
+ *
+ * Geometry
+ * --------
+ * The wheel has L levels (1..8) of S = 2^B slots (B = 2..6, so a level's
+ * bitmap of non-empty slots is one unsigned long). A slot of level n spans
+ * S^n ticks, so one turn of level n-1 is one slot of level n:
+ *
+ *	level	slot span	turn (horizon of the level)
+ *	0	1 tick		S ticks
+ *	1	S ticks		S^2 ticks
+ *	n	S^n ticks	S^(n+1) ticks
+ *
+ * With the defaults (B = 6, L = 5, 1 ms ticks) that is 64 slots of 1 ms,
+ * 64 ms, 4.1 s, 4.4 min and 4.7 h: a horizon of 2^30 ms, about 12.4 days.
+ *
+ * Placement (the exact rule)
+ * --------------------------
+ * A timer expiring at tick e is placed relative to the wheel clock clk (the
+ * first tick not yet processed) in the lowest level n at which e and clk agree
+ * on every bit above level n, i.e. n = (fls64(e ^ clk) - 1) / B, in slot
+ * (e >> (n * B)) & (S - 1). Deadlines in the past are treated as clk. All
+ * timers of a level therefore sit in slots at or after the clock's slot of
+ * that level, within the clock's current turn: there is no wrap-around to
+ * disambiguate and no rounding. A slot of level n > 0 comes due at the first
+ * tick of the span it covers; its timers are then re-hashed (cascaded) with
+ * that tick as the clock, which puts each one strictly lower. A timer thus
+ * cascades at most L - 1 times and fires in exactly the tick of its deadline:
+ * never early, never later than that tick (timer_list instead rounds
+ * deadlines up by up to 12.5 % so that it never cascades).
+ *
+ * Far deadlines
+ * -------------
+ * A deadline beyond the clock's current top-level turn goes to an overflow
+ * list, with the smallest deadline on it remembered. When the clock reaches
+ * the turn of that deadline, the overflow list is walked once and every timer
+ * of that turn enters the wheel (at most at the top level). Deadlines are
+ * clamped to TW_MAX_TICK, so no tick arithmetic can wrap into the past.
+ *
+ * Finding work
+ * ------------
+ * The next tick with work is the minimum over levels of the due tick of the
+ * first set bit at or after the clock's slot, found with __ffs() on each
+ * level's bitmap: O(L), independent of the number of timers and of how long
+ * the wheel was idle. tw_wheel_advance() jumps from event to event, so a
+ * catch-up after a long gap costs O(L) per non-empty bucket, not per tick.
+ *
+ * Cost
+ * ----
+ * Arm and cancel are O(1) (hlist insert/delete plus a bitmap bit). Expiry is
+ * O(1) per timer plus at most L - 1 cascades per timer over its lifetime,
+ * each O(1); overflow timers are also touched once per top-level turn in
+ * which the overflow list comes due (documented cost of far deadlines).
+ */
+#ifndef _TWHEEL_WHEEL_H
+#define _TWHEEL_WHEEL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/twheel.h>
+
+#define TW_MIN_BITS		2
+#define TW_MAX_BITS		6
+#define TW_MAX_LEVELS		8
+#define TW_MAX_BUCKETS		(TW_MAX_LEVELS << TW_MAX_BITS)
+
+/* Deadlines are clamped to this tick: 2^62 ticks is > 146 years at 1 ns. */
+#define TW_MAX_TICK		(1ULL << 62)
+/* tw_wheel_next() of an empty wheel. */
+#define TW_NO_TICK		U64_MAX
+
+/* Markers in tw_node.bucket for nodes not in a wheel bucket. */
+#define TW_BUCKET_NONE		0xffff
+#define TW_BUCKET_OVERFLOW	0xfffe
+
+/**
+ * struct tw_wheel - one timing wheel
+ * @clk:	first tick not yet processed; every node with expires < clk
+ *		has been handed out by tw_wheel_advance()
+ * @bits:	log2 of slots per level (B)
+ * @levels:	number of levels (L)
+ * @pending:	nodes in the wheel, overflow included
+ * @ovf_min:	lower bound of the deadlines on @overflow (TW_NO_TICK if empty)
+ * @bitmap:	per level, bit i set when slot i of that level is not empty
+ * @overflow:	nodes beyond the current top-level turn
+ * @cascaded:	total cascades performed (statistic)
+ * @max_cascades: most cascades any node went through (statistic)
+ * @buckets:	levels << bits bucket heads, level-major
+ */
+struct tw_wheel {
+	u64			clk;
+	unsigned int		bits;
+	unsigned int		levels;
+	unsigned long		pending;
+	u64			ovf_min;
+	unsigned long		bitmap[TW_MAX_LEVELS];
+	struct hlist_head	overflow;
+	u64			cascaded;
+	unsigned int		max_cascades;
+	struct hlist_head	buckets[TW_MAX_BUCKETS];
+};
+
+int tw_wheel_init(struct tw_wheel *w, unsigned int bits, unsigned int levels,
+		  u64 now);
+void tw_node_init(struct tw_node *n);
+void tw_wheel_add(struct tw_wheel *w, struct tw_node *n, u64 expires);
+void tw_wheel_del(struct tw_wheel *w, struct tw_node *n);
+u64 tw_wheel_next(const struct tw_wheel *w);
+unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
+			       struct hlist_head *expired);
+void tw_wheel_forward(struct tw_wheel *w, u64 now);
+unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out);
+
+/**
+ * tw_node_in_wheel() - is the node in a bucket or on the overflow list?
+ * @n:	the node
+ *
+ * Return: true if tw_wheel_del() may be called on @n.
+ */
+static inline bool tw_node_in_wheel(const struct tw_node *n)
+{
+	return n->bucket != TW_BUCKET_NONE;
+}
+
+/**
+ * tw_wheel_horizon() - ticks covered by one turn of the top level
+ * @w:	the wheel
+ *
+ * Return: S^L; deadlines further than this from the clock use the overflow
+ * list.
+ */
+static inline u64 tw_wheel_horizon(const struct tw_wheel *w)
+{
+	return 1ULL << (w->bits * w->levels);
+}
+
+#endif /* _TWHEEL_WHEEL_H */
