@@ -180,17 +180,17 @@ static void tw_pull_overflow(struct tw_wheel *w)
 	unsigned int total = tw_total_shift(w);
 	struct hlist_node *tmp;
 	struct tw_node *n;
-	u64 min = TW_NO_TICK;
+	u64 ovf_min = TW_NO_TICK;
 
 	hlist_for_each_entry_safe(n, tmp, &w->overflow, entry) {
 		if ((n->expires >> total) != (w->clk >> total)) {
-			min = min(min, n->expires);
+			ovf_min = min(ovf_min, n->expires);
 			continue;
 		}
 		hlist_del(&n->entry);
 		tw_enqueue(w, n);
 	}
-	w->ovf_min = min;
+	w->ovf_min = ovf_min;
 }
 
 /* Re-hash the nodes of bucket @b relative to the clock: each goes lower. */
@@ -212,14 +212,28 @@ static void tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx)
 	}
 }
 
+/* Move every node of @from onto @to, marking it out of the wheel. */
+static unsigned long tw_move_all(struct hlist_head *from, struct hlist_head *to)
+{
+	unsigned long count = 0;
+	struct hlist_node *tmp;
+	struct tw_node *n;
+
+	hlist_for_each_entry_safe(n, tmp, from, entry) {
+		hlist_del(&n->entry);
+		n->bucket = TW_BUCKET_NONE;
+		hlist_add_head(&n->entry, to);
+		count++;
+	}
+	return count;
+}
+
 /* Do the work due at the clock's tick; return the nodes expired. */
 static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired)
 {
 	unsigned int total = tw_total_shift(w);
 	unsigned int lvl, idx;
-	unsigned long count = 0;
-	struct hlist_node *tmp;
-	struct tw_node *n;
+	unsigned long count;
 
 	if (!hlist_empty(&w->overflow) &&
 	    (w->ovf_min >> total) <= (w->clk >> total))
@@ -235,12 +249,7 @@ static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired)
 	idx = w->clk & tw_mask(w);
 	if (!test_bit(idx, &w->bitmap[0]))
 		return 0;
-	hlist_for_each_entry_safe(n, tmp, &w->buckets[idx], entry) {
-		hlist_del(&n->entry);
-		n->bucket = TW_BUCKET_NONE;
-		hlist_add_head(&n->entry, expired);
-		count++;
-	}
+	count = tw_move_all(&w->buckets[idx], expired);
 	__clear_bit(idx, &w->bitmap[0]);
 	w->pending -= count;
 	return count;
@@ -254,7 +263,9 @@ static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired)
  *		(order within the list is unspecified)
  *
  * Jumps from one tick with work to the next, so the cost does not depend on
- * how many empty ticks passed. A @now before the clock is a no-op.
+ * how many empty ticks passed. A @now before the clock is a no-op. The clock
+ * saturates at TW_MAX_TICK: once there, each call processes that tick again,
+ * so that nodes added later (clamped to it) still expire.
  *
  * Return: number of nodes moved to @expired.
  */
@@ -275,6 +286,7 @@ unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
 		count += tw_process(w, expired);
 		w->clk = next + 1;
 	}
+	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
 	return count;
 }
 
@@ -306,28 +318,16 @@ unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out)
 {
 	unsigned int lvl, idx;
 	unsigned long count = 0;
-	struct hlist_node *tmp;
-	struct tw_node *n;
 
 	for (lvl = 0; lvl < w->levels; lvl++) {
 		while (w->bitmap[lvl]) {
 			idx = __ffs(w->bitmap[lvl]);
 			__clear_bit(idx, &w->bitmap[lvl]);
-			hlist_for_each_entry_safe(n, tmp,
-				&w->buckets[(lvl << w->bits) + idx], entry) {
-				hlist_del(&n->entry);
-				n->bucket = TW_BUCKET_NONE;
-				hlist_add_head(&n->entry, out);
-				count++;
-			}
+			count += tw_move_all(&w->buckets[(lvl << w->bits) + idx],
+					    out);
 		}
 	}
-	hlist_for_each_entry_safe(n, tmp, &w->overflow, entry) {
-		hlist_del(&n->entry);
-		n->bucket = TW_BUCKET_NONE;
-		hlist_add_head(&n->entry, out);
-		count++;
-	}
+	count += tw_move_all(&w->overflow, out);
 	w->ovf_min = TW_NO_TICK;
 	w->pending -= count;
 	return count;

@@ -9,9 +9,9 @@
  *
  * Geometry
  * --------
- * The wheel has L levels (1..8) of S = 2^B slots (B = 2..6, so a level's
- * bitmap of non-empty slots is one unsigned long). A slot of level n spans
- * S^n ticks, so one turn of level n-1 is one slot of level n:
+ * The wheel has L levels (1..8) of S = 2^B slots (B = 2..6, 2..5 on 32-bit,
+ * so a level's bitmap of non-empty slots is one unsigned long). A slot of
+ * level n spans S^n ticks, so one turn of level n-1 is one slot of level n:
  *
  *	level	slot span	turn (horizon of the level)
  *	0	1 tick		S ticks
@@ -62,17 +62,19 @@
 #ifndef _TWHEEL_WHEEL_H
 #define _TWHEEL_WHEEL_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/twheel.h>
 
 #define TW_MIN_BITS		2
-#define TW_MAX_BITS		6
+/* A level's bitmap is one unsigned long: 64 slots, or 32 on 32-bit. */
+#define TW_MAX_BITS		(BITS_PER_LONG == 64 ? 6 : 5)
 #define TW_MAX_LEVELS		8
 #define TW_MAX_BUCKETS		(TW_MAX_LEVELS << TW_MAX_BITS)
 
 /* Deadlines are clamped to this tick: 2^62 ticks is > 146 years at 1 ns. */
-#define TW_MAX_TICK		(1ULL << 62)
+#define TW_MAX_TICK		BIT_ULL(62)
 /* tw_wheel_next() of an empty wheel. */
 #define TW_NO_TICK		U64_MAX
 
@@ -83,7 +85,8 @@
 /**
  * struct tw_wheel - one timing wheel
  * @clk:	first tick not yet processed; every node with expires < clk
- *		has been handed out by tw_wheel_advance()
+ *		has been handed out by tw_wheel_advance(); saturates at
+ *		TW_MAX_TICK
  * @bits:	log2 of slots per level (B)
  * @levels:	number of levels (L)
  * @pending:	nodes in the wheel, overflow included

@@ -29,6 +29,7 @@
 #ifndef _LINUX_TWHEEL_H
 #define _LINUX_TWHEEL_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 
@@ -77,8 +78,8 @@ struct twheel_timer {
 };
 
 /* Arm and modify flags. */
-#define TWHEEL_ABS		(1U << 0)	/* deadline is absolute */
-#define TWHEEL_FIXED_DELAY	(1U << 1)	/* periodic: fixed delay */
+#define TWHEEL_ABS		BIT(0)		/* deadline is absolute */
+#define TWHEEL_FIXED_DELAY	BIT(1)		/* periodic: fixed delay */
 #define TWHEEL_FLAGS_ALL	(TWHEEL_ABS | TWHEEL_FIXED_DELAY)
 
 /* Let twheel pick the CPU: the local one. */

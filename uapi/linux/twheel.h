@@ -39,9 +39,9 @@
 #define TWHEEL_IOC_MAGIC	0xE7
 
 /* struct twheel_arm.flags and struct twheel_modify.flags */
-#define TWHEEL_ARM_ABS		(1U << 0)	/* expires is absolute */
-#define TWHEEL_ARM_FIXED_DELAY	(1U << 1)	/* periodic, fixed delay */
-#define TWHEEL_ARM_CPU		(1U << 2)	/* use the cpu field */
+#define TWHEEL_ARM_ABS		0x1U		/* expires is absolute */
+#define TWHEEL_ARM_FIXED_DELAY	0x2U		/* periodic, fixed delay */
+#define TWHEEL_ARM_CPU		0x4U		/* use the cpu field */
 #define TWHEEL_ARM_FLAGS	(TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY | \
 				 TWHEEL_ARM_CPU)
 
@@ -226,7 +226,7 @@ struct twheel_info {
 };
 
 /* struct twheel_event.flags */
-#define TWHEEL_EVENT_PERIODIC	(1U << 0)	/* timer stays armed */
+#define TWHEEL_EVENT_PERIODIC	0x1U		/* timer stays armed */
 
 /**
  * struct twheel_event - one expiration, as returned by read()

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make lint`: the checks a kernel maintainer runs before reading a patch.
+#   checkpatch --strict, kernel-doc, sparse, W=1 -Werror against the 6.12
+#   tree and Debian's stock headers, shellcheck, the uapi header alone in C
+#   and C++, and the documentation rendered without warnings.
+# Ends with "lint: N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TW_TOP" || exit 1
+
+pass=0
+fail=0
+out=$TW_BUILD/lint
+mkdir -p "$out"
+
+# gate NAME CMD...: run one gate, keep its output, count it.
+gate() {
+	local name=$1 log t0
+	shift
+	log=$out/$name.log
+	t0=$(date +%s)
+	if "$@" >"$log" 2>&1; then
+		pass=$((pass + 1))
+		tw_log "lint: $name ok ($(($(date +%s) - t0))s)"
+	else
+		fail=$((fail + 1))
+		tw_log "lint: $name FAILED ($(($(date +%s) - t0))s):"
+		tail -n 40 "$log" >&2
+	fi
+}
+
+kdebug=$("$TW_TOP/tools/vm/build-kernel.sh") || tw_die "no 6.12 tree"
+kstock=$(tw_stock_headers) || tw_die "no linux-headers-*-amd64"
+cp=$TW_SRC/scripts/checkpatch.pl
+kd=$TW_SRC/scripts/kernel-doc
+
+mapfile -t csrc < <(git ls-files '*.c' '*.h')
+mapfile -t kdoc < <(git ls-files 'include/*.h' 'twheel/*.c' 'twheel/*.h')
+
+checkpatch() {
+	# .checkpatch.conf in the top directory holds the justified ignores.
+	perl "$cp" --strict --no-tree --no-summary --terse --show-types -f "$@" |
+		grep -E 'ERROR|WARNING|CHECK' && return 1
+	return 0
+}
+
+kerneldoc() {
+	local r
+	r=$(perl "$kd" -none -Wall "$@" 2>&1)
+	[ -z "$r" ] || { echo "$r"; return 1; }
+}
+
+# W=1 (+ sparse with C=2 on the 6.12 tree): zero warnings, -Werror.
+kbuild() {
+	local kdir=$1 dir=$2 extra=${3:-}
+	"$TW_TOP/tools/vm/build-module.sh" "$kdir" "$dir" >/dev/null || return 1
+	make -C "$kdir" M="$dir" clean >/dev/null
+	# shellcheck disable=SC2086
+	make -C "$kdir" M="$dir" W=1 KCFLAGS=-Werror $extra modules 2>&1 |
+		tee "$dir.log" | grep -E 'warning:|error:' && return 1
+	grep -q 'Error' "$dir.log" && return 1
+	return 0
+}
+
+uapi() {
+	echo '#include <linux/twheel.h>' >"$out/uapi.c"
+	gcc -fsyntax-only -Wall -Wextra -Werror -I uapi -x c "$out/uapi.c" &&
+		g++ -fsyntax-only -Wall -Wextra -Werror -I uapi -x c++ "$out/uapi.c"
+}
+
+gate checkpatch checkpatch "${csrc[@]}"
+gate kernel-doc kerneldoc "${kdoc[@]}"
+gate w1-sparse-6.12 kbuild "$kdebug" "$TW_BUILD/lint-6.12" C=2
+gate "w1-stock-$(tw_stock_release)" kbuild "$kstock" "$TW_BUILD/lint-stock"
+gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh .ci/run
+gate uapi-c-c++ uapi
+gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
+	"$TW_BUILD/doc/twheel.html"
+
+echo "lint: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
