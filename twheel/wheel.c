@@ -150,6 +150,13 @@ static u64 tw_level_next(const struct tw_wheel *w, unsigned int lvl)
 	return max(due, w->clk);
 }
 
+/* Is the clock's own slot of @lvl (> 0) waiting to cascade at the clock? */
+static bool tw_own_slot_due(const struct tw_wheel *w, unsigned int lvl)
+{
+	return test_bit((w->clk >> tw_shift(w, lvl)) & tw_mask(w),
+			&w->bitmap[lvl]);
+}
+
 /**
  * tw_wheel_next() - next tick at which tw_wheel_advance() has work
  * @w:	the wheel
@@ -161,17 +168,36 @@ static u64 tw_level_next(const struct tw_wheel *w, unsigned int lvl)
  */
 u64 tw_wheel_next(const struct tw_wheel *w)
 {
+	unsigned int total = tw_total_shift(w);
+	unsigned int lvl, up;
 	u64 next = TW_NO_TICK;
-	unsigned int lvl;
 
-	for (lvl = 0; lvl < w->levels; lvl++)
-		next = min(next, tw_level_next(w, lvl));
-	if (!hlist_empty(&w->overflow)) {
-		u64 turn = w->ovf_min & ~(tw_wheel_horizon(w) - 1);
-
-		next = min(next, max(turn, w->clk));
+	/*
+	 * The lowest level with work wins: its due tick lies in the clock's
+	 * current turn of that level, and every later slot of a higher level
+	 * starts after that turn. Only a higher level's own slot (due at the
+	 * clock, waiting to cascade) or an overflow turn that has begun can
+	 * come first, and then the answer is the clock itself.
+	 */
+	for (lvl = 0; lvl < w->levels; lvl++) {
+		next = tw_level_next(w, lvl);
+		if (next == TW_NO_TICK)
+			continue;
+		if (next == w->clk)
+			return next;
+		for (up = lvl + 1; up < w->levels; up++)
+			if (tw_own_slot_due(w, up))
+				return w->clk;
+		break;
 	}
-	return next;
+	if (!hlist_empty(&w->overflow) &&
+	    (w->ovf_min >> total) <= (w->clk >> total))
+		return w->clk;
+	if (lvl < w->levels)
+		return next;
+	if (!hlist_empty(&w->overflow))
+		return max(w->ovf_min & ~(tw_wheel_horizon(w) - 1), w->clk);
+	return TW_NO_TICK;
 }
 
 /* Move every overflow node whose deadline is in the clock's top turn in. */

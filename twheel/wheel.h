@@ -63,6 +63,7 @@
 #define _TWHEEL_WHEEL_H
 
 #include <linux/bits.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/twheel.h>

@@ -39,3 +39,25 @@ tw_stock_headers() {
 }
 
 tw_stock_release() { basename "$(tw_stock_headers)" | sed 's/^linux-headers-//'; }
+
+# Directory holding the unpacked stock image (build/stock-<release>/vmlinuz).
+tw_stock_dir() { echo "$TW_BUILD/stock-$(tw_stock_release)"; }
+
+# Unpack Debian's linux-source-6.12 into $TW_SRC (KUnit parser, kselftest
+# harness, and the test kernel's source). Cached.
+tw_unpack_src() {
+	if [ -f "$TW_SRC/Makefile" ]; then
+		return 0
+	fi
+	[ -f "$TW_SRC_TARBALL" ] || tw_die "$TW_SRC_TARBALL missing (apt-get install linux-source-6.12)"
+	tw_log "unpacking $TW_SRC_TARBALL into $TW_SRC"
+	rm -rf "$TW_SRC.tmp"
+	mkdir -p "$TW_SRC.tmp"
+	tar -xf "$TW_SRC_TARBALL" -C "$TW_SRC.tmp" --strip-components=1
+	mv "$TW_SRC.tmp" "$TW_SRC"
+}
+
+# tw_kdir_release KDIR: the UTS release (uname -r) a kernel tree builds for.
+tw_kdir_release() {
+	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h"
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_fuzz - coverage-blind ioctl/read/poll fuzzer for /dev/twheel.
+ *
+ * For a bounded time, a few threads share a few files and throw at them:
+ * valid commands with random field values (biased towards edges), random
+ * _IOC numbers with magic 0xE7 (any direction, number and size), random
+ * pointers (valid, NULL, kernel, unmapped, crossing into an unmapped page,
+ * read-only), random batches, reads of random sizes into random buffers,
+ * poll, close and reopen, interleaved with valid traffic. Nothing is
+ * checked but that every answer is a documented one, that the files stay
+ * usable and that, once every file is closed, the global pending counter is
+ * back where it started (the kernel's own checkers do the rest).
+ *
+ * Usage: twheel_fuzz [-t SECONDS] [-T THREADS] [-s SEED]; default 20 s.
+ * Prints "# fuzz iterations: N".
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+
+#include "twheel_hard.h"
+
+#define PAGE		4096UL
+#define NFILES		4
+#define BUF_SIZE	(16 * PAGE)
+
+static int files[NFILES];
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *guard;	/* one page mapped, the next one not */
+static char *rdonly;	/* a read-only page */
+static atomic_ullong iterations, undocumented;
+static atomic_int stop;
+static uint64_t opt_secs = 20, opt_seed;
+static int opt_threads = 3;
+
+static const unsigned long valid_cmds[] = {
+	TWHEEL_IOC_INFO, TWHEEL_IOC_ARM, TWHEEL_IOC_ARM_BATCH,
+	TWHEEL_IOC_CANCEL, TWHEEL_IOC_CANCEL_BATCH, TWHEEL_IOC_MODIFY,
+	TWHEEL_IOC_QUERY,
+};
+
+static uint64_t edge_u64(uint64_t *s)
+{
+	static const uint64_t edges[] = {
+		0, 1, 2, 999, 1000000, 1000001, 999999999, 1000000000,
+		3000000000ULL, INT64_MAX, (uint64_t)INT64_MAX + 1,
+		UINT64_MAX, UINT64_MAX - 1, 1ULL << 32, 1ULL << 56,
+		(1ULL << 56) - 1, 1ULL << 62,
+	};
+
+	switch (tw_rand_below(s, 4)) {
+	case 0:
+		return edges[tw_rand_below(s, TW_ARRAY_SIZE(edges))];
+	case 1:
+		return tw_rand(s);
+	case 2:
+		return tw_rand_below(s, 50000000);	/* < 50 ms */
+	default:
+		return tw_rand_below(s, 64);		/* small: ids */
+	}
+}
+
+static uint32_t edge_u32(uint64_t *s, uint32_t good)
+{
+	switch (tw_rand_below(s, 5)) {
+	case 0:
+		return tw_rand(s);
+	case 1:
+		return 1U << tw_rand_below(s, 32);
+	case 2:
+		return good + tw_rand_below(s, 16) - 8;
+	default:
+		return good;
+	}
+}
+
+/* Fill @buf as a plausible structure of @size bytes for @nr. */
+static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
+{
+	static const uint32_t sizes[] = {
+		sizeof(struct twheel_info), sizeof(struct twheel_arm),
+		sizeof(struct twheel_batch), sizeof(struct twheel_cancel),
+		sizeof(struct twheel_batch), sizeof(struct twheel_modify),
+		sizeof(struct twheel_query),
+	};
+	uint32_t good = nr < TW_ARRAY_SIZE(sizes) ? sizes[nr] : 64;
+	uint64_t *q = buf;
+	unsigned int i;
+
+	memset(buf, 0, 256);
+	for (i = 1; i < 256 / 8; i++)
+		if (!tw_rand_below(s, 8))
+			q[i] = edge_u64(s);
+	*(uint32_t *)buf = edge_u32(s, good);
+	if (tw_rand_below(s, 2))
+		((uint32_t *)buf)[1] = 0;	/* flags: often valid */
+	if (nr == 1 && tw_rand_below(s, 2)) {
+		struct twheel_arm *a = buf;
+
+		a->size = sizeof(*a);
+		a->flags &= TWHEEL_ARM_FLAGS;
+		a->clockid = tw_rand_below(s, 3) ? (int)tw_rand_below(s, 8) : 0;
+		a->cpu = tw_rand_below(s, 10);
+		a->__reserved = 0;
+	}
+	if (nr == 2 || nr == 4) {
+		struct twheel_batch *b = buf;
+
+		b->count = tw_rand_below(s, 4) ? tw_rand_below(s, 64) :
+			   edge_u32(s, 16);
+		b->entry_size = edge_u32(s, nr == 2 ? sizeof(struct twheel_arm) :
+					 sizeof(struct twheel_cancel));
+		switch (tw_rand_below(s, 6)) {
+		case 0:
+			b->entries = (uintptr_t)guard + PAGE - tw_rand_below(s, 200);
+			break;
+		case 1:
+			b->entries = (uintptr_t)rdonly;
+			break;
+		case 2:
+			b->entries = edge_u64(s);
+			break;
+		default:
+			b->entries = (uintptr_t)ents;
+			break;
+		}
+		if (tw_rand_below(s, 2)) {
+			b->flags = 0;
+			b->__reserved = 0;
+		}
+	}
+}
+
+/* Random entries, mostly plausible. */
+static void fill_entries(uint64_t *s, char *ents)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		struct twheel_arm *a = (void *)(ents + i * sizeof(*a));
+
+		memset(a, 0, sizeof(*a));
+		a->size = tw_rand_below(s, 8) ? sizeof(*a) : edge_u32(s, 24);
+		a->flags = tw_rand_below(s, 4) ? 0 : edge_u32(s, 0);
+		a->expires = edge_u64(s);
+		a->period = tw_rand_below(s, 4) ? 0 : edge_u64(s);
+		a->id = edge_u64(s);	/* cancel entries: id at offset 8 */
+	}
+}
+
+static void *pick_ptr(uint64_t *s, char *buf)
+{
+	switch (tw_rand_below(s, 12)) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)0xffffffff81000000ULL;
+	case 2: return guard + PAGE;			/* unmapped */
+	case 3: return guard + PAGE - tw_rand_below(s, 80);	/* crossing */
+	case 4:
+		return rdonly;
+	case 5:
+		return (void *)(uintptr_t)tw_rand(s);
+	default:
+		return buf;
+	}
+}
+
+static int pick_fd(uint64_t *s)
+{
+	return files[tw_rand_below(s, NFILES)];
+}
+
+static void note(long r, unsigned long cmd)
+{
+	static const long ok[] = { -EFAULT, -EINVAL, -E2BIG, -ENOTTY,
+				   -ENOENT, -ERANGE, -ENXIO, -ENOSPC,
+				   -ENOMEM, -EBADF };
+	size_t i;
+
+	if (r >= 0)
+		return;
+	for (i = 0; i < TW_ARRAY_SIZE(ok); i++)
+		if (r == ok[i])
+			return;
+	if (atomic_fetch_add(&undocumented, 1) < 10)
+		printf("# undocumented answer %ld (%s) to cmd %#lx\n", r,
+		       strerror(-r), cmd);
+}
+
+static void *fuzz_thread(void *arg)
+{
+	uint64_t seed = opt_seed + (uintptr_t)arg * 0x9E3779B97F4A7C15ULL;
+	char *buf = aligned_alloc(PAGE, BUF_SIZE);
+	char *ents = aligned_alloc(PAGE, BUF_SIZE);
+	unsigned long n = 0;
+
+	if (!buf || !ents)
+		return NULL;
+	while (!atomic_load(&stop)) {
+		unsigned int op = tw_rand_below(&seed, 100);
+		int fd = pick_fd(&seed);
+		unsigned long cmd;
+		long r;
+
+		if (op < 45) {
+			/* A known command, fuzzed contents. */
+			unsigned int nr = tw_rand_below(&seed, 7);
+
+			cmd = valid_cmds[nr];
+			fill_entries(&seed, ents);
+			fill_struct(&seed, buf, nr, ents);
+			r = tw_ioctl(fd, cmd, pick_ptr(&seed, buf));
+			note(r, cmd);
+		} else if (op < 60) {
+			/* Any command number with magic 0xE7. */
+			cmd = _IOC(tw_rand_below(&seed, 4), TWHEEL_IOC_MAGIC,
+				   tw_rand_below(&seed, 256) &
+				   (tw_rand_below(&seed, 2) ? 7 : 255),
+				   tw_rand_below(&seed, 1U << 14));
+			fill_struct(&seed, buf, _IOC_NR(cmd), ents);
+			r = tw_ioctl(fd, cmd, pick_ptr(&seed, buf));
+			note(r, cmd);
+		} else if (op < 75) {
+			/* Valid traffic: arm something short, cancel some. */
+			uint64_t id;
+
+			if (!tw_arm(fd, 0, tw_rand_below(&seed, 20000000),
+				    tw_rand_below(&seed, 8) ? 0 : 1000000, 0,
+				    0, &id) && tw_rand_below(&seed, 2))
+				tw_cancel(fd, id);
+			tw_cancel(fd, tw_rand_below(&seed, 64));
+		} else if (op < 90) {
+			size_t len = tw_rand_below(&seed, 4) ?
+				     tw_rand_below(&seed, 8 * TW_EV_SIZE) :
+				     tw_rand_below(&seed, BUF_SIZE);
+			char *p = pick_ptr(&seed, buf);
+			int fl = fcntl(fd, F_GETFL);
+
+			/* Never block: the file may be quiet. */
+			if (fl >= 0 && !(fl & O_NONBLOCK))
+				fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+			if (p == buf && len > BUF_SIZE)
+				len = BUF_SIZE;
+			if (read(fd, p, len) < 0 && errno != EAGAIN &&
+			    errno != EINVAL && errno != EFAULT &&
+			    errno != EBADF)
+				note(-errno, 0);
+		} else if (op < 97) {
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+			poll(&pf, 1, 0);
+		} else {
+			/* Close and reopen a file (others may be using it). */
+			unsigned int i = tw_rand_below(&seed, NFILES);
+			int nfd = tw_open(tw_rand_below(&seed, 2) ? O_NONBLOCK : 0);
+
+			pthread_mutex_lock(&files_lock);
+			if (nfd >= 0) {
+				int old = files[i];
+
+				files[i] = nfd;
+				close(old);
+			}
+			pthread_mutex_unlock(&files_lock);
+		}
+		n++;
+	}
+	atomic_fetch_add(&iterations, n);
+	free(buf);
+	free(ents);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[16];
+	struct tw_stats a, b;
+	uint64_t t_end;
+	int opt, i, fd, fails = 0;
+
+	while ((opt = getopt(argc, argv, "t:T:s:")) != -1) {
+		switch (opt) {
+		case 't':
+			opt_secs = strtoull(optarg, NULL, 0);
+			break;
+		case 'T':
+			opt_threads = atoi(optarg);
+			break;
+		case 's':
+			opt_seed = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-t SECONDS] [-T THREADS] [-s SEED]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (opt_threads < 1 || opt_threads > 16)
+		opt_threads = 3;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	fd = tw_open(0);
+	if (fd < 0) {
+		printf("1..0 # SKIP %s: %s\n", TW_DEV, strerror(errno));
+		return 4;
+	}
+	close(fd);
+	printf("1..3\n");
+	if (!opt_seed)
+		opt_seed = tw_now() ^ getpid();
+	printf("# seed %llu, %d threads, %llu s\n",
+	       (unsigned long long)opt_seed, opt_threads,
+	       (unsigned long long)opt_secs);
+	guard = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rdonly = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	if (guard == MAP_FAILED || rdonly == MAP_FAILED)
+		return 1;
+	munmap(guard + PAGE, PAGE);
+	tw_stats_read(&a);
+	for (i = 0; i < NFILES; i++)
+		files[i] = tw_open(i & 1 ? O_NONBLOCK : 0);
+	for (i = 0; i < opt_threads; i++)
+		pthread_create(&th[i], NULL, fuzz_thread, (void *)(uintptr_t)(i + 1));
+	t_end = tw_now() + opt_secs * 1000000000ULL;
+	while (tw_now() < t_end)
+		tw_sleep_ms(100);
+	atomic_store(&stop, 1);
+	for (i = 0; i < opt_threads; i++)
+		pthread_join(th[i], NULL);
+
+	/* The files still work. */
+	for (i = 0; i < NFILES; i++) {
+		struct twheel_info info;
+		uint64_t id;
+
+		if (tw_info(files[i], &info) ||
+		    tw_arm(files[i], 0, 1000000000, 0, 0, 0, &id) ||
+		    tw_cancel(files[i], id) != 1) {
+			printf("# file %d unusable after fuzzing\n", i);
+			fails++;
+		}
+		close(files[i]);
+	}
+	printf("# fuzz iterations: %llu\n",
+	       (unsigned long long)atomic_load(&iterations));
+	printf("%sok 1 files usable after fuzzing\n", fails ? "not " : "");
+	printf("%sok 2 only documented errors (%llu undocumented)\n",
+	       atomic_load(&undocumented) ? "not " : "",
+	       (unsigned long long)atomic_load(&undocumented));
+	if (a.ok) {
+		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 10000);
+		printf("%sok 3 pending back to %llu after closing (now %llu)\n",
+		       b.v[TWS_PENDING] == a.v[TWS_PENDING] ? "" : "not ",
+		       (unsigned long long)a.v[TWS_PENDING],
+		       (unsigned long long)b.v[TWS_PENDING]);
+		if (b.v[TWS_PENDING] != a.v[TWS_PENDING])
+			fails++;
+	} else {
+		printf("ok 3 # SKIP no debugfs stats\n");
+	}
+	return fails || atomic_load(&undocumented) ? 1 : 0;
+}

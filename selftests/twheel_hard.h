@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the twheel hardening selftests (stress, bad input, fuzz,
+ * lifetime, security): device access, clocks, debugfs counters, module
+ * parameters and a small PRNG. Header-only so that every selftest source stays
+ * a single static binary.
+ */
+#ifndef _TWHEEL_HARD_H
+#define _TWHEEL_HARD_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <linux/twheel.h>
+
+#define TW_DEV		"/dev/twheel"
+#define TW_DBG		"/sys/kernel/debug/twheel"
+#define TW_PARAMS	"/sys/module/twheel/parameters"
+#define TW_EV_SIZE	sizeof(struct twheel_event)
+
+#define TW_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static inline uint64_t tw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline void tw_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline int tw_open(int flags)
+{
+	return open(TW_DEV, O_RDWR | O_CLOEXEC | flags);
+}
+
+/* ioctl wrapper: the result, or -errno. */
+static inline long tw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+static inline long tw_info(int fd, struct twheel_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return tw_ioctl(fd, TWHEEL_IOC_INFO, info);
+}
+
+/* Pending timers of one file, or -errno. */
+static inline long long tw_pending(int fd)
+{
+	struct twheel_info info;
+	long r = tw_info(fd, &info);
+
+	return r < 0 ? r : (long long)info.pending;
+}
+
+/* Arm one timer; returns 0 or -errno, *id set on success. */
+static inline long tw_arm(int fd, uint32_t flags, uint64_t expires,
+			  uint64_t period, uint64_t cookie, uint32_t cpu,
+			  uint64_t *id)
+{
+	struct twheel_arm a = {
+		.size = sizeof(a), .flags = flags, .clockid = CLOCK_MONOTONIC,
+		.cpu = cpu, .expires = expires, .period = period,
+		.cookie = cookie,
+	};
+	long r = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+
+	if (r >= 0 && id)
+		*id = a.id;
+	return r;
+}
+
+/* Cancel one timer: 1, 0 or -errno. */
+static inline long tw_cancel(int fd, uint64_t id)
+{
+	struct twheel_cancel c = { .size = sizeof(c), .id = id };
+
+	return tw_ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+}
+
+static inline long tw_query(int fd, uint64_t id, struct twheel_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return tw_ioctl(fd, TWHEEL_IOC_QUERY, q);
+}
+
+static inline long tw_modify(int fd, uint64_t id, uint32_t flags,
+			     uint64_t expires, uint64_t period)
+{
+	struct twheel_modify m = {
+		.size = sizeof(m), .flags = flags, .clockid = CLOCK_MONOTONIC,
+		.id = id, .expires = expires, .period = period,
+	};
+
+	return tw_ioctl(fd, TWHEEL_IOC_MODIFY, &m);
+}
+
+/* --------------------------------------------------------- debugfs stats */
+
+#define TW_NR_KEYS	14
+static const char *const tw_stat_keys[TW_NR_KEYS] = {
+	"pending", "armed", "cancelled", "expired", "cascaded", "migrated",
+	"wakeups", "batches", "callbacks", "overruns", "rejected",
+	"fd_cancelled", "ticks_run", "ticks_idle",
+};
+
+enum {
+	TWS_PENDING, TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED, TWS_CASCADED,
+	TWS_MIGRATED, TWS_WAKEUPS, TWS_BATCHES, TWS_CALLBACKS, TWS_OVERRUNS,
+	TWS_REJECTED, TWS_FD_CANCELLED, TWS_TICKS_RUN, TWS_TICKS_IDLE,
+};
+
+struct tw_stats {
+	bool		ok;
+	bool		have[TW_NR_KEYS];
+	uint64_t	v[TW_NR_KEYS];
+};
+
+/* Read TW_DBG/stats ("key value" lines); ok=false if not readable. */
+static inline void tw_stats_read(struct tw_stats *s)
+{
+	char key[64];
+	unsigned long long val;
+	char line[256];
+	FILE *f;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	f = fopen(TW_DBG "/stats", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63[^ :=] %llu", key, &val) != 2 &&
+		    sscanf(line, "%63[^ :=]: %llu", key, &val) != 2)
+			continue;
+		for (i = 0; i < TW_NR_KEYS; i++) {
+			if (!strcmp(key, tw_stat_keys[i]) && !s->have[i]) {
+				s->have[i] = true;
+				s->v[i] = val;
+			}
+		}
+	}
+	fclose(f);
+	s->ok = s->have[TWS_ARMED];
+}
+
+static inline int64_t tw_stats_delta(const struct tw_stats *a,
+				     const struct tw_stats *b, int k)
+{
+	return (int64_t)(b->v[k] - a->v[k]);
+}
+
+/*
+ * Wait until the global "pending" counter reaches @want (timers in wheels
+ * plus expired batches not yet run), up to @ms. Returns the last value read.
+ */
+static inline uint64_t tw_stats_wait_pending(struct tw_stats *s, uint64_t want,
+					     unsigned int ms)
+{
+	unsigned int waited = 0;
+
+	for (;;) {
+		tw_stats_read(s);
+		if (!s->ok || s->v[TWS_PENDING] == want || waited >= ms)
+			return s->v[TWS_PENDING];
+		tw_sleep_ms(20);
+		waited += 20;
+	}
+}
+
+/* ------------------------------------------------------- files in sysfs */
+
+static inline int tw_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline int tw_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static inline long long tw_read_ll(const char *path)
+{
+	char buf[64];
+	int r = tw_read_file(path, buf, sizeof(buf));
+
+	return r < 0 ? r : strtoll(buf, NULL, 0);
+}
+
+static inline int tw_cpu_set_online(int cpu, int on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return tw_write_file(path, on ? "1" : "0");
+}
+
+static inline bool tw_cpu_hotpluggable(int cpu)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return access(path, W_OK) == 0;
+}
+
+/* ------------------------------------------------------------------ PRNG */
+
+/* xorshift64*: per-thread, seeded from the command line or the clock. */
+static inline uint64_t tw_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [0, n) (n > 0), bias negligible for our purposes. */
+static inline uint64_t tw_rand_below(uint64_t *s, uint64_t n)
+{
+	return n ? tw_rand(s) % n : 0;
+}
+
+#endif /* _TWHEEL_HARD_H */

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_security - what an unprivileged user can and cannot do:
+ *   - use /dev/twheel within the caps (fork + setuid(1000));
+ *   - per-file and global caps give ENOSPC (module parameters
+ *     max_timers_per_fd and max_timers, restored afterwards);
+ *   - timers are charged to the creator's memory cgroup (cgroup2);
+ *   - one file never sees or cancels another file's timers;
+ *   - debugfs is root-only and prints no kernel pointer;
+ *   - delete_module is refused to the unprivileged user.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <grp.h>
+#include <poll.h>
+#include <regex.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "twheel_hard.h"
+#include "kselftest_harness.h"
+
+#define MS		1000000ULL
+#define HOUR_NS		(3600ULL * 1000000000ULL)
+#define P_PER_FD	TW_PARAMS "/max_timers_per_fd"
+#define P_TOTAL		TW_PARAMS "/max_timers"
+
+/* Run @fn as uid/gid 1000 in a child; returns its exit status or -1. */
+static int as_user(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
+			_exit(100);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int user_uses_device(void)
+{
+	struct twheel_event ev;
+	struct pollfd p;
+	uint64_t id, id2;
+	int fd = tw_open(0);
+
+	if (fd < 0)
+		return 1;
+	if (tw_arm(fd, 0, MS, 0, 42, 0, &id) ||
+	    tw_arm(fd, 0, HOUR_NS, 0, 43, 0, &id2))
+		return 2;
+	p.fd = fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 5000) != 1 || read(fd, &ev, sizeof(ev)) != sizeof(ev))
+		return 3;
+	if (ev.id != id || ev.cookie != 42)
+		return 4;
+	if (tw_cancel(fd, id2) != 1)
+		return 5;
+	close(fd);
+	return 0;
+}
+
+static int user_no_debugfs(void)
+{
+	static const char * const files[] = { TW_DBG "/stats", TW_DBG "/percpu",
+				TW_DBG "/latency", TW_DBG "/geometry" };
+	unsigned int i;
+
+	for (i = 0; i < TW_ARRAY_SIZE(files); i++) {
+		int fd = open(files[i], O_RDONLY);
+
+		if (fd >= 0)
+			return 10 + i;
+	}
+	return 0;
+}
+
+static int user_no_delete_module(void)
+{
+	if (syscall(SYS_delete_module, "twheel", O_NONBLOCK) == 0)
+		return 1;
+	return errno == EPERM ? 0 : 2;
+}
+
+static int user_no_param_write(void)
+{
+	return tw_write_file(P_PER_FD, "1") == 0 ? 1 : 0;
+}
+
+TEST(unprivileged_user)
+{
+	int fd = tw_open(0);
+
+	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	close(fd);
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch to uid 1000");
+	EXPECT_EQ(0, as_user(user_uses_device))
+		TH_LOG("uid 1000 cannot use %s within the caps", TW_DEV);
+	EXPECT_EQ(0, as_user(user_no_debugfs))
+		TH_LOG("uid 1000 opened a twheel debugfs file");
+	EXPECT_EQ(0, as_user(user_no_delete_module));
+	EXPECT_EQ(0, as_user(user_no_param_write))
+		TH_LOG("uid 1000 changed a module parameter");
+}
+
+/* ------------------------------------------------------------------ caps */
+
+struct saved_param {
+	char	per_fd[32];
+	char	total[32];
+};
+
+static int params_save(struct saved_param *s)
+{
+	if (tw_read_file(P_PER_FD, s->per_fd, sizeof(s->per_fd)) ||
+	    tw_read_file(P_TOTAL, s->total, sizeof(s->total)))
+		return -1;
+	return 0;
+}
+
+static void params_restore(const struct saved_param *s)
+{
+	tw_write_file(P_PER_FD, s->per_fd);
+	tw_write_file(P_TOTAL, s->total);
+}
+
+/* Arm one-hour timers until an error; returns how many were armed. */
+static long arm_until_error(int fd, long max, long *err)
+{
+	long n = 0, r = 0;
+	uint64_t id;
+
+	while (n < max) {
+		r = tw_arm(fd, 0, HOUR_NS, 0, n, 0, &id);
+		if (r)
+			break;
+		n++;
+	}
+	*err = r;
+	return n;
+}
+
+TEST(per_file_and_global_caps)
+{
+	struct saved_param sp;
+	struct twheel_info info;
+	long err, n1, n2, n3;
+	int fd1, fd2, fd3;
+
+	if (params_save(&sp))
+		SKIP(return, "no %s / %s", P_PER_FD, P_TOTAL);
+	fd1 = tw_open(0);
+	ASSERT_LE(0, fd1) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	fd2 = tw_open(0);
+	fd3 = tw_open(0);
+	ASSERT_LE(0, fd2);
+	ASSERT_LE(0, fd3);
+
+	ASSERT_EQ(0, tw_write_file(P_PER_FD, "20"));
+	ASSERT_EQ(0, tw_write_file(P_TOTAL, "1000000"));
+	ASSERT_EQ(0, tw_info(fd1, &info));
+	EXPECT_EQ(20ULL, info.max_per_file);
+	n1 = arm_until_error(fd1, 1000, &err);
+	EXPECT_EQ(20, n1);
+	EXPECT_EQ(-ENOSPC, err);
+	EXPECT_EQ(20, tw_pending(fd1));
+	/* Another file has its own quota. */
+	n2 = arm_until_error(fd2, 5, &err);
+	EXPECT_EQ(5, n2);
+
+	/*
+	 * Global cap: 20 + 5 held; a cap of 40 leaves 15 for fd3. The cap is
+	 * a percpu_counter compared exactly near the limit: allow +-0.
+	 */
+	ASSERT_EQ(0, tw_write_file(P_PER_FD, "1000"));
+	ASSERT_EQ(0, tw_write_file(P_TOTAL, "40"));
+	n3 = arm_until_error(fd3, 1000, &err);
+	EXPECT_EQ(15, n3);
+	EXPECT_EQ(-ENOSPC, err);
+	/* Batch arm at the cap: per-entry ENOSPC, nothing half-made. */
+	{
+		struct twheel_arm e[3];
+		struct twheel_batch b = { .size = sizeof(b), .count = 3,
+					  .entry_size = sizeof(e[0]),
+					  .entries = (uintptr_t)e };
+
+		memset(e, 0, sizeof(e));
+		e[0].size = e[1].size = e[2].size = sizeof(e[0]);
+		e[0].expires = e[1].expires = e[2].expires = HOUR_NS;
+		EXPECT_EQ(0, tw_ioctl(fd3, TWHEEL_IOC_ARM_BATCH, &b));
+		EXPECT_EQ(3U, b.done);
+		EXPECT_EQ(-ENOSPC, e[0].result);
+		EXPECT_EQ(-ENOSPC, e[2].result);
+	}
+	/* Freeing one makes room for exactly one. */
+	close(fd2);
+	n3 = arm_until_error(fd3, 1000, &err);
+	EXPECT_EQ(5, n3);
+	params_restore(&sp);
+	close(fd1);
+	close(fd3);
+	printf("# caps: per-file 20 -> %ld armed, global 40 -> ENOSPC as expected\n",
+	       n1);
+}
+
+/* ----------------------------------------------------------------- memcg */
+
+#define CG_ROOT	"/sys/fs/cgroup"
+#define CG	CG_ROOT "/twheel_test"
+
+static long long cg_read(const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CG "/%s", file);
+	return tw_read_ll(path);
+}
+
+TEST(memcg_accounting)
+{
+	struct saved_param sp;
+	long long before, after, at_limit;
+	int p[2], q[2], status;
+	char buf[64];
+	pid_t pid;
+	long res[3];
+
+	if (access(CG_ROOT "/cgroup.controllers", R_OK)) {
+		mkdir(CG_ROOT, 0755);
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);
+	}
+	if (tw_read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
+	    !strstr(buf, "memory"))
+		SKIP(return, "cgroup2 memory controller not available");
+	tw_write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
+	rmdir(CG);
+	ASSERT_EQ(0, mkdir(CG, 0755));
+	if (params_save(&sp))
+		SKIP(return, "no twheel parameters");
+	ASSERT_EQ(0, tw_write_file(P_PER_FD, "100000000"));
+	ASSERT_EQ(0, tw_write_file(P_TOTAL, "100000000"));
+	ASSERT_EQ(0, tw_write_file(CG "/memory.max", "8M"));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(q));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		long n = 0, err = 0, step;
+		char c;
+		int fd;
+
+		close(p[0]);
+		close(q[1]);
+		/* The parent moved us; wait for the go. */
+		if (read(q[0], &c, 1) != 1)
+			_exit(1);
+		fd = tw_open(0);
+		if (fd < 0)
+			_exit(2);
+		/* 20000 timers, report, then until the limit bites. */
+		n = arm_until_error(fd, 20000, &err);
+		res[0] = n;
+		res[1] = err;
+		if (write(p[1], res, sizeof(res)) != sizeof(res))
+			_exit(3);
+		if (read(q[0], &c, 1) != 1)
+			_exit(4);
+		for (step = 0; step < 100 && !err; step++)
+			n += arm_until_error(fd, 20000, &err);
+		res[0] = n;
+		res[1] = err;
+		if (write(p[1], res, sizeof(res)) != sizeof(res))
+			_exit(5);
+		if (read(q[0], &c, 1) != 1)
+			_exit(6);
+		_exit(0);
+	}
+	close(p[1]);
+	close(q[0]);
+	snprintf(buf, sizeof(buf), "%d", pid);
+	ASSERT_EQ(0, tw_write_file(CG "/cgroup.procs", buf));
+	before = cg_read("memory.current");
+	ASSERT_EQ(1, write(q[1], "g", 1));
+	ASSERT_EQ((ssize_t)sizeof(res), read(p[0], res, sizeof(res)));
+	after = cg_read("memory.current");
+	ASSERT_EQ(1, write(q[1], "g", 1));
+	ASSERT_EQ((ssize_t)sizeof(res), read(p[0], res, sizeof(res)));
+	at_limit = cg_read("memory.current");
+	ASSERT_EQ(1, write(q[1], "g", 1));
+	waitpid(pid, &status, 0);
+	params_restore(&sp);
+	printf("# memcg: memory.current %lld -> %lld after 20000 timers (%lld bytes/timer); limit 8M hit after %ld timers with %s, memory.current %lld\n",
+	       before, after, (after - before) / 20000, res[0],
+	       strerror(-res[1]), at_limit);
+	EXPECT_LT(before + 20000LL * 64, after)
+		TH_LOG("timers not charged to the memory cgroup");
+	EXPECT_EQ(-ENOMEM, res[1]);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* The memory goes back when the file is closed. */
+	tw_sleep_ms(100);
+	rmdir(CG);
+}
+
+/* ------------------------------------------------------------- isolation */
+
+TEST(files_are_isolated)
+{
+	int a = tw_open(O_NONBLOCK), b = tw_open(O_NONBLOCK), i;
+	uint64_t ida[50], idb[50];
+	struct twheel_event ev[64];
+	unsigned int got_a = 0, got_b = 0;
+	uint64_t t_end = tw_now() + 5000 * MS;
+
+	ASSERT_LE(0, a) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, b);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, tw_arm(a, 0, (i % 5) * MS, 0, 0xA000 + i, 0,
+				    &ida[i]));
+		ASSERT_EQ(0, tw_arm(b, 0, (i % 5) * MS, 0, 0xB000 + i, 0,
+				    &idb[i]));
+	}
+	/* Same ids in both files: each file answers for its own only. */
+	EXPECT_EQ(ida[0], idb[0]);
+	EXPECT_EQ(1, tw_cancel(b, idb[49]));
+	{
+		struct twheel_query q;
+
+		ASSERT_EQ(0, tw_query(a, ida[49], &q));
+		EXPECT_EQ(0xA000ULL + 49, q.cookie);
+	}
+	while ((got_a < 50 || got_b < 49) && tw_now() < t_end) {
+		ssize_t n;
+		int k;
+
+		n = read(a, ev, sizeof(ev));
+		for (k = 0; n > 0 && k < n / (ssize_t)sizeof(ev[0]); k++) {
+			EXPECT_EQ(0xA000ULL, ev[k].cookie & ~0xfffULL);
+			got_a++;
+		}
+		n = read(b, ev, sizeof(ev));
+		for (k = 0; n > 0 && k < n / (ssize_t)sizeof(ev[0]); k++) {
+			EXPECT_EQ(0xB000ULL, ev[k].cookie & ~0xfffULL);
+			got_b++;
+		}
+		tw_sleep_ms(5);
+	}
+	EXPECT_EQ(50U, got_a);
+	EXPECT_EQ(49U, got_b);
+	close(a);
+	close(b);
+}
+
+/* ------------------------------------------------------- debugfs content */
+
+TEST(debugfs_no_kernel_pointers)
+{
+	regex_t re;
+	DIR *d = opendir(TW_DBG);
+	struct dirent *de;
+	char line[512], path[300];
+	int files = 0;
+
+	if (!d)
+		SKIP(return, "%s: %s", TW_DBG, strerror(errno));
+	/* Raw pointers look like ffff8880... or 0xffff... */
+	ASSERT_EQ(0, regcomp(&re, "(0x)?ffff[0-9a-f]{8,}", REG_EXTENDED | REG_ICASE));
+	while ((de = readdir(d))) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), TW_DBG "/%s", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		files++;
+		while (fgets(line, sizeof(line), f))
+			EXPECT_NE(0, regexec(&re, line, 0, NULL, 0))
+				TH_LOG("%s: %s", path, line);
+		fclose(f);
+	}
+	closedir(d);
+	regfree(&re);
+	EXPECT_LT(0, files);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,1027 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_stress - mixed-operation stress of /dev/twheel with a ledger.
+ *
+ * Several threads per CPU, each with several files, perform random arms
+ * (one-shot, periodic fixed rate and fixed delay, single and batched, on the
+ * local or a chosen CPU), cancels (single and batched), modifies, queries,
+ * reads and close/reopen, with deadlines from 0 to a few seconds, while
+ * another thread takes CPUs offline and back. Every thread keeps a ledger of
+ * its own timers and checks each answer as it comes:
+ *
+ *   - a one-shot timer is delivered exactly once, or cancelled (explicitly,
+ *     by modify's discard rule, or by close), never both, never neither;
+ *   - no event carries a deadline before the earliest legal one (ioctl time
+ *     plus the relative deadline), nor is read before that deadline, nor has
+ *     expired < deadline;
+ *   - cancel/modify of a pending one-shot returns 1, query of a released id
+ *     gives ENOENT, an event of a released id never shows up;
+ *   - TWHEEL_IOC_INFO.pending of each file equals the ledger at every drain.
+ *
+ * At the end every file is drained and closed and the debugfs counters are
+ * compared with the ledger (see check_counters()). Prints TAP and the line
+ *   lost=N early=N duplicated=N
+ *
+ * Usage: twheel_stress [-n OPS] [-t MAX_SECONDS] [-T THREADS_PER_CPU]
+ *			[-f FILES_PER_THREAD] [-d MAX_DEADLINE_MS] [-s SEED] [-H]
+ * -H disables CPU hotplug. Defaults: 1000000 ops, 420 s cap, 2 threads per
+ * CPU, 2 files per thread, deadlines up to 3000 ms.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/sysinfo.h>
+
+#include "twheel_hard.h"
+
+#define MAP_BITS	13
+#define MAP_SIZE	(1U << MAP_BITS)
+#define MAP_REOPEN	(MAP_SIZE / 2)	/* reopen before the map fills */
+#define LIVE_MAX	192		/* live timers per file we keep */
+#define PERIODIC_MAX	4		/* live periodic timers per file */
+#define BATCH_MAX	32
+
+enum tstate { T_FREE, T_ARMED, T_DELIVERED, T_CANCELLED };
+
+enum { OP_ARM, OP_BATCH, OP_PERIODIC, OP_CANCEL, OP_CANCEL_BATCH, OP_MODIFY,
+       OP_QUERY, OP_READ, OP_INFO, OP_REOPEN, NR_OPS };
+static const char *const op_names[NR_OPS] = {
+	"arm", "arm_batch", "arm_periodic", "cancel", "cancel_batch",
+	"modify", "query", "read", "info", "reopen",
+};
+
+struct trec {
+	uint64_t	id;
+	uint64_t	cookie;
+	uint64_t	min_deadline;	/* earliest legal deadline of next event */
+	uint64_t	last_deadline;	/* periodic: deadline of the last event */
+	uint64_t	period;
+	uint8_t		state;
+	bool		fixed_delay;
+};
+
+struct tfile {
+	int		fd;
+	unsigned int	used;		/* map slots in use */
+	unsigned int	nlive;
+	unsigned int	nperiodic;
+	uint64_t	live[LIVE_MAX];	/* ids of live timers */
+	struct trec	map[MAP_SIZE];
+};
+
+struct ledger {
+	uint64_t	ops, ioctls, batch_entries, reads, events, reopens;
+	uint64_t	os_armed, os_delivered, os_cancelled, os_closed;
+	uint64_t	per_armed, per_events, per_cancelled, per_closed;
+	uint64_t	modified, queries, enospc, enxio;
+	uint64_t	lost, early, duplicated, bad;
+	uint64_t	firing_window;	/* one-shot caught between expiry and queue */
+	uint64_t	op_ns[NR_OPS];	/* time spent per kind of operation */
+	uint64_t	op_n[NR_OPS];
+};
+
+struct worker {
+	pthread_t	thread;
+	int		idx;
+	uint64_t	seed;
+	int		nfiles;
+	struct tfile	*files;
+	struct ledger	l;
+};
+
+static uint64_t opt_ops = 1000000, opt_secs = 420, opt_maxdl_ms = 3000;
+static int opt_tpc = 2, opt_files = 2, opt_hotplug = 1;
+static uint64_t opt_seed;
+static int nr_cpus_possible, nr_cpus_online;
+
+static atomic_ullong total_ops;
+static atomic_int stop_flag;
+static atomic_ullong hotplug_cycles, hotplug_errors;
+static uint64_t t_start;
+
+#define BAD(w, fmt, ...) do {						\
+	if ((w)->l.bad + (w)->l.lost + (w)->l.early + (w)->l.duplicated < 20) \
+		printf("# thread %d: " fmt "\n", (w)->idx, ##__VA_ARGS__); \
+} while (0)
+
+/* ------------------------------------------------------------ the map */
+
+static struct trec *map_find(struct tfile *f, uint64_t id)
+{
+	unsigned int h = (unsigned int)(id * 0x9E3779B97F4A7C15ULL >>
+					(64 - MAP_BITS));
+
+	for (;; h = (h + 1) & (MAP_SIZE - 1)) {
+		if (f->map[h].id == id)
+			return &f->map[h];
+		if (!f->map[h].id)
+			return NULL;
+	}
+}
+
+static struct trec *map_add(struct tfile *f, uint64_t id)
+{
+	unsigned int h = (unsigned int)(id * 0x9E3779B97F4A7C15ULL >>
+					(64 - MAP_BITS));
+
+	for (;; h = (h + 1) & (MAP_SIZE - 1)) {
+		if (f->map[h].id == id)
+			return NULL;	/* id reused: caller reports */
+		if (!f->map[h].id)
+			break;
+	}
+	f->used++;
+	memset(&f->map[h], 0, sizeof(f->map[h]));
+	f->map[h].id = id;
+	return &f->map[h];
+}
+
+static void live_add(struct tfile *f, uint64_t id)
+{
+	f->live[f->nlive++] = id;
+}
+
+static void live_del(struct tfile *f, uint64_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nlive; i++) {
+		if (f->live[i] == id) {
+			f->live[i] = f->live[--f->nlive];
+			return;
+		}
+	}
+}
+
+/* ---------------------------------------------------------- the ledger */
+
+static uint64_t rand_deadline(struct worker *w)
+{
+	uint64_t r = tw_rand_below(&w->seed, 100);
+	uint64_t max = opt_maxdl_ms * 1000000ULL;
+
+	if (r < 10)
+		return 0;
+	if (r < 45)
+		return tw_rand_below(&w->seed, 2000000);	/* < 2 ms */
+	if (r < 75)
+		return tw_rand_below(&w->seed, 100000000);	/* < 100 ms */
+	if (r < 92)
+		return tw_rand_below(&w->seed, 1000000000);	/* < 1 s */
+	return tw_rand_below(&w->seed, max + 1);
+}
+
+static uint32_t rand_cpu_flags(struct worker *w, uint32_t *cpu)
+{
+	*cpu = 0;
+	if (tw_rand_below(&w->seed, 100) < 30) {
+		*cpu = tw_rand_below(&w->seed, nr_cpus_possible);
+		return TWHEEL_ARM_CPU;
+	}
+	return 0;
+}
+
+static void record_arm(struct worker *w, struct tfile *f,
+		       const struct twheel_arm *a, uint64_t t0)
+{
+	struct trec *r = map_add(f, a->id);
+
+	if (!r) {
+		w->l.bad++;
+		BAD(w, "arm returned id %llu already used in this file",
+		    (unsigned long long)a->id);
+		return;
+	}
+	r->cookie = a->cookie;
+	r->min_deadline = t0 + a->expires;
+	r->period = a->period;
+	r->fixed_delay = a->flags & TWHEEL_ARM_FIXED_DELAY;
+	r->state = T_ARMED;
+	live_add(f, a->id);
+	if (a->period) {
+		f->nperiodic++;
+		w->l.per_armed++;
+	} else {
+		w->l.os_armed++;
+	}
+}
+
+static uint64_t next_cookie(struct worker *w, int fi)
+{
+	static _Thread_local uint64_t seq;
+
+	return ((uint64_t)w->idx << 48) | ((uint64_t)fi << 40) | ++seq;
+}
+
+static void fill_arm(struct worker *w, int fi, struct twheel_arm *a,
+		     bool periodic)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->clockid = CLOCK_MONOTONIC;
+	a->flags = rand_cpu_flags(w, &a->cpu);
+	a->expires = rand_deadline(w);
+	a->cookie = next_cookie(w, fi);
+	if (periodic) {
+		a->period = 1000000 + tw_rand_below(&w->seed, 50000000);
+		if (tw_rand_below(&w->seed, 2))
+			a->flags |= TWHEEL_ARM_FIXED_DELAY;
+	}
+}
+
+static void arm_error(struct worker *w, long r, const char *what)
+{
+	if (r == -ENOSPC) {
+		w->l.enospc++;
+	} else if (r == -ENXIO) {
+		w->l.enxio++;	/* the chosen CPU is offline right now */
+	} else {
+		w->l.bad++;
+		BAD(w, "%s: unexpected error %ld (%s)", what, r, strerror(-r));
+	}
+}
+
+static void op_arm(struct worker *w, int fi, bool periodic)
+{
+	struct tfile *f = &w->files[fi];
+	struct twheel_arm a;
+	uint64_t t0;
+	long r;
+
+	fill_arm(w, fi, &a, periodic);
+	t0 = tw_now();
+	r = tw_ioctl(f->fd, TWHEEL_IOC_ARM, &a);
+	w->l.ioctls++;
+	w->l.ops++;
+	if (r < 0)
+		arm_error(w, r, "ARM");
+	else
+		record_arm(w, f, &a, t0);
+}
+
+static void op_arm_batch(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	struct twheel_arm a[BATCH_MAX];
+	struct twheel_batch b = { .size = sizeof(b) };
+	unsigned int n = 1 + tw_rand_below(&w->seed, BATCH_MAX), i, ok = 0;
+	uint64_t t0;
+	long r;
+
+	if (n > LIVE_MAX - f->nlive)
+		n = LIVE_MAX - f->nlive;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		fill_arm(w, fi, &a[i], false);
+		a[i].result = 0x5a5a5a5a;
+		a[i].id = 0;
+	}
+	b.count = n;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	t0 = tw_now();
+	r = tw_ioctl(f->fd, TWHEEL_IOC_ARM_BATCH, &b);
+	w->l.ioctls++;
+	w->l.ops += n;
+	w->l.batch_entries += n;
+	if (r < 0) {
+		w->l.bad++;
+		BAD(w, "ARM_BATCH: error %ld", r);
+		return;
+	}
+	if (b.done != n) {
+		w->l.bad++;
+		BAD(w, "ARM_BATCH: done %u of %u", b.done, n);
+	}
+	for (i = 0; i < b.done && i < n; i++) {
+		if (a[i].result == 0) {
+			record_arm(w, f, &a[i], t0);
+			ok++;
+		} else {
+			arm_error(w, a[i].result, "ARM_BATCH entry");
+		}
+	}
+	if (r != ok) {
+		w->l.bad++;
+		BAD(w, "ARM_BATCH returned %ld, %u entries succeeded", r, ok);
+	}
+}
+
+/* A timer was cancelled (or its file closed) while the ledger had it live. */
+static void retire(struct worker *w, struct tfile *f, struct trec *r,
+		   bool by_close)
+{
+	if (r->period) {
+		f->nperiodic--;
+		if (by_close)
+			w->l.per_closed++;
+		else
+			w->l.per_cancelled++;
+	} else if (by_close) {
+		w->l.os_closed++;
+	} else {
+		w->l.os_cancelled++;
+	}
+	r->state = T_CANCELLED;
+	live_del(f, r->id);
+}
+
+static void check_cancel_result(struct worker *w, struct tfile *f,
+				struct trec *r, long res)
+{
+	if (!r->period && res == 0) {
+		/*
+		 * Neither armed nor queued: its callback was running. The
+		 * event is discarded all the same (checked when reading).
+		 */
+		w->l.firing_window++;
+	} else if (!r->period && res != 1) {
+		/* Never read, so it is pending or queued: must say 1. */
+		if (res == -ENOENT) {
+			w->l.lost++;
+			BAD(w, "cancel of unread one-shot id %llu returned %ld",
+			    (unsigned long long)r->id, res);
+		} else {
+			w->l.bad++;
+			BAD(w, "cancel one-shot id %llu: %ld",
+			    (unsigned long long)r->id, res);
+		}
+	} else if (r->period && res != 0 && res != 1) {
+		w->l.bad++;
+		BAD(w, "cancel periodic id %llu: %ld",
+		    (unsigned long long)r->id, res);
+	}
+	retire(w, f, r, false);
+}
+
+static void op_cancel(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	struct trec *r;
+	long res;
+
+	if (!f->nlive)
+		return;
+	r = map_find(f, f->live[tw_rand_below(&w->seed, f->nlive)]);
+	res = tw_cancel(f->fd, r->id);
+	w->l.ioctls++;
+	w->l.ops++;
+	check_cancel_result(w, f, r, res);
+}
+
+static void op_cancel_batch(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	struct twheel_cancel c[BATCH_MAX];
+	struct twheel_batch b = { .size = sizeof(b) };
+	unsigned int n, i, ok = 0;
+	long r;
+
+	if (!f->nlive)
+		return;
+	n = 1 + tw_rand_below(&w->seed, f->nlive < BATCH_MAX ? f->nlive :
+			      BATCH_MAX);
+	for (i = 0; i < n; i++) {
+		memset(&c[i], 0, sizeof(c[i]));
+		c[i].size = sizeof(c[i]);
+		c[i].id = f->live[i];	/* distinct ids */
+		c[i].result = 0x5a5a5a5a;
+	}
+	b.count = n;
+	b.entry_size = sizeof(c[0]);
+	b.entries = (uintptr_t)c;
+	r = tw_ioctl(f->fd, TWHEEL_IOC_CANCEL_BATCH, &b);
+	w->l.ioctls++;
+	w->l.ops += n;
+	w->l.batch_entries += n;
+	if (r < 0 || b.done != n) {
+		w->l.bad++;
+		BAD(w, "CANCEL_BATCH: %ld, done %u of %u", r, b.done, n);
+		if (r < 0)
+			return;
+	}
+	for (i = 0; i < b.done && i < n; i++) {
+		struct trec *t = map_find(f, c[i].id);
+
+		if (c[i].result == 1)
+			ok++;
+		check_cancel_result(w, f, t, c[i].result);
+	}
+	if (r != ok) {
+		w->l.bad++;
+		BAD(w, "CANCEL_BATCH returned %ld, %u were pending", r, ok);
+	}
+}
+
+static void op_modify(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	uint64_t exp = rand_deadline(w), t0;
+	struct trec *r;
+	long res;
+
+	if (!f->nlive)
+		return;
+	r = map_find(f, f->live[tw_rand_below(&w->seed, f->nlive)]);
+	t0 = tw_now();
+	res = tw_modify(f->fd, r->id, r->fixed_delay ? TWHEEL_ARM_FIXED_DELAY :
+			0, exp, r->period);
+	w->l.ioctls++;
+	w->l.ops++;
+	if (!r->period && res == 0)
+		w->l.firing_window++;	/* callback running: it drops its event */
+	if (res < 0) {
+		if (res == -ENOENT)
+			w->l.lost++;
+		else
+			w->l.bad++;
+		BAD(w, "modify of live id %llu (period %llu) returned %ld",
+		    (unsigned long long)r->id,
+		    (unsigned long long)r->period, res);
+		return;
+	}
+	w->l.modified++;
+	r->min_deadline = t0 + exp;
+	r->last_deadline = 0;
+}
+
+static void op_query(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	struct twheel_query q;
+	struct trec *r = NULL;
+	uint64_t id;
+	long res;
+
+	if (f->nlive && tw_rand_below(&w->seed, 4)) {
+		id = f->live[tw_rand_below(&w->seed, f->nlive)];
+		r = map_find(f, id);
+	} else {
+		/* A random id: released or never given. */
+		id = 1 + tw_rand_below(&w->seed, 4 * MAP_SIZE);
+		r = map_find(f, id);
+		if (r && r->state == T_ARMED)
+			return;
+	}
+	res = tw_query(f->fd, id, &q);
+	w->l.ioctls++;
+	w->l.ops++;
+	w->l.queries++;
+	if (!r || r->state != T_ARMED) {
+		if (res != -ENOENT) {
+			if (r && res == 0)
+				w->l.duplicated++;	/* released id alive */
+			else
+				w->l.bad++;
+			BAD(w, "query of released/unknown id %llu: %ld",
+			    (unsigned long long)id, res);
+		}
+		return;
+	}
+	if (res) {
+		if (res == -ENOENT)
+			w->l.lost++;
+		else
+			w->l.bad++;
+		BAD(w, "query of live id %llu: %ld", (unsigned long long)id,
+		    res);
+		return;
+	}
+	if (!q.state && !r->period)
+		w->l.firing_window++;	/* between expiry and queueing */
+	if (q.cookie != r->cookie || q.id != id || q.period != r->period ||
+	    q.state > (TWHEEL_STATE_ARMED | TWHEEL_STATE_QUEUED) ||
+	    (!q.state && r->period)) {
+		w->l.bad++;
+		BAD(w, "query id %llu: cookie %llx/%llx period %llu state %u",
+		    (unsigned long long)id, (unsigned long long)q.cookie,
+		    (unsigned long long)r->cookie,
+		    (unsigned long long)q.period, q.state);
+	}
+	if (!r->period && q.state && q.deadline < r->min_deadline) {
+		w->l.early++;
+		BAD(w, "query id %llu: deadline %llu before legal %llu",
+		    (unsigned long long)id, (unsigned long long)q.deadline,
+		    (unsigned long long)r->min_deadline);
+	}
+}
+
+static void check_event(struct worker *w, struct tfile *f,
+			const struct twheel_event *e, uint64_t t_before,
+			uint64_t t_after)
+{
+	struct trec *r = map_find(f, e->id);
+
+	w->l.events++;
+	if (!r || r->state != T_ARMED) {
+		w->l.duplicated++;
+		BAD(w, "event of id %llu in state %d (cookie %llx)",
+		    (unsigned long long)e->id, r ? r->state : -1,
+		    (unsigned long long)e->cookie);
+		return;
+	}
+	if (e->cookie != r->cookie) {
+		w->l.bad++;
+		BAD(w, "event id %llu cookie %llx, expected %llx",
+		    (unsigned long long)e->id, (unsigned long long)e->cookie,
+		    (unsigned long long)r->cookie);
+	}
+	if (e->deadline < r->min_deadline || e->expired < e->deadline ||
+	    t_after < e->deadline) {
+		w->l.early++;
+		BAD(w, "early event id %llu: legal %llu deadline %llu expired %llu read %llu",
+		    (unsigned long long)e->id,
+		    (unsigned long long)r->min_deadline,
+		    (unsigned long long)e->deadline,
+		    (unsigned long long)e->expired,
+		    (unsigned long long)t_after);
+	}
+	if (!r->period) {
+		if (e->flags & TWHEEL_EVENT_PERIODIC) {
+			w->l.bad++;
+			BAD(w, "one-shot id %llu flagged periodic",
+			    (unsigned long long)e->id);
+		}
+		r->state = T_DELIVERED;
+		live_del(f, r->id);
+		w->l.os_delivered++;
+		return;
+	}
+	if (!(e->flags & TWHEEL_EVENT_PERIODIC) ||
+	    (r->last_deadline && e->deadline <= r->last_deadline)) {
+		w->l.bad++;
+		BAD(w, "periodic id %llu: flags %x deadline %llu after %llu",
+		    (unsigned long long)e->id, e->flags,
+		    (unsigned long long)e->deadline,
+		    (unsigned long long)r->last_deadline);
+	}
+	w->l.per_events++;
+	r->last_deadline = e->deadline;
+	r->min_deadline = r->fixed_delay ? t_before + r->period :
+			  e->deadline + r->period;
+}
+
+/* Read what is ready (non-blocking file); returns events read. */
+static int op_read(struct worker *w, int fi)
+{
+	struct tfile *f = &w->files[fi];
+	struct twheel_event ev[64];
+	size_t n = 1 + tw_rand_below(&w->seed, TW_ARRAY_SIZE(ev));
+	uint64_t t0 = tw_now(), t1;
+	ssize_t got;
+	int i;
+
+	got = read(f->fd, ev, n * sizeof(ev[0]));
+	t1 = tw_now();
+	w->l.reads++;
+	w->l.ops++;
+	if (got < 0) {
+		if (errno != EAGAIN) {
+			w->l.bad++;
+			BAD(w, "read: %s", strerror(errno));
+		}
+		return 0;
+	}
+	if (got % sizeof(ev[0]) || (size_t)got > n * sizeof(ev[0]) || !got) {
+		w->l.bad++;
+		BAD(w, "read returned %zd for a %zu-byte buffer", got,
+		    n * sizeof(ev[0]));
+		return 0;
+	}
+	for (i = 0; i < got / (ssize_t)sizeof(ev[0]); i++)
+		check_event(w, f, &ev[i], t0, t1);
+	return got / sizeof(ev[0]);
+}
+
+/* Compare TWHEEL_IOC_INFO.pending with a ledger that is known exact. */
+static void check_pending(struct worker *w, struct tfile *f, const char *when)
+{
+	long long p = tw_pending(f->fd);
+
+	w->l.ioctls++;
+	w->l.ops++;
+	if (p != (long long)f->nlive) {
+		w->l.bad++;
+		BAD(w, "%s: INFO.pending %lld, ledger %u", when, p, f->nlive);
+	}
+}
+
+/*
+ * Drain one file: cancel its periodic timers, wait for every one-shot to be
+ * delivered (any left after the longest deadline plus a grace period is
+ * lost), check that nothing else arrives and INFO.pending is 0.
+ */
+static void drain_file(struct worker *w, int fi, uint64_t grace_ns)
+{
+	struct tfile *f = &w->files[fi];
+	uint64_t deadline = 0, now;
+	unsigned int i;
+
+	for (i = 0; i < f->nlive;) {
+		struct trec *r = map_find(f, f->live[i]);
+
+		if (r->period) {
+			check_cancel_result(w, f, r, tw_cancel(f->fd, r->id));
+			w->l.ioctls++;
+			w->l.ops++;
+			continue;
+		}
+		if (r->min_deadline > deadline)
+			deadline = r->min_deadline;
+		i++;
+	}
+	deadline += grace_ns;
+	while (f->nlive && (now = tw_now()) < deadline) {
+		struct pollfd p = { .fd = f->fd, .events = POLLIN };
+
+		if (poll(&p, 1, 100) > 0)
+			op_read(w, fi);
+	}
+	while (f->nlive) {
+		struct trec *r = map_find(f, f->live[0]);
+
+		w->l.lost++;
+		BAD(w, "lost one-shot id %llu (legal deadline %llu, now %llu)",
+		    (unsigned long long)r->id,
+		    (unsigned long long)r->min_deadline,
+		    (unsigned long long)tw_now());
+		r->state = T_CANCELLED;
+		live_del(f, r->id);
+	}
+	tw_sleep_ms(20);
+	op_read(w, fi);		/* nothing may arrive any more */
+	if (!f->nlive)
+		check_pending(w, f, "drained");
+}
+
+static int reopen(struct worker *w, int fi, bool first)
+{
+	struct tfile *f = &w->files[fi];
+	unsigned int i;
+
+	if (!first) {
+		while (f->nlive)
+			retire(w, f, map_find(f, f->live[0]), true);
+		close(f->fd);
+		w->l.reopens++;
+		w->l.ops++;
+	}
+	memset(f, 0, sizeof(*f));
+	f->fd = tw_open(O_NONBLOCK);
+	if (f->fd < 0) {
+		printf("# thread %d: open %s: %s\n", w->idx, TW_DEV,
+		       strerror(errno));
+		w->l.bad++;
+		return -1;
+	}
+	for (i = 0; i < LIVE_MAX; i++)
+		f->live[i] = 0;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t local = 0, quota = opt_ops, tmax;
+	int fi;
+
+	for (fi = 0; fi < w->nfiles; fi++)
+		if (reopen(w, fi, true))
+			return NULL;
+	tmax = t_start + opt_secs * 1000000000ULL;
+	while (!atomic_load(&stop_flag)) {
+		struct tfile *f;
+		uint64_t before = w->l.ops, op;
+
+		uint64_t t0 = tw_now();
+		int kind;
+
+		fi = tw_rand_below(&w->seed, w->nfiles);
+		f = &w->files[fi];
+		op = tw_rand_below(&w->seed, 1000);
+		kind = op < 200 ? OP_ARM : op < 300 ? OP_BATCH :
+		       op < 320 ? OP_PERIODIC : op < 460 ? OP_CANCEL :
+		       op < 520 ? OP_CANCEL_BATCH : op < 620 ? OP_MODIFY :
+		       op < 760 ? OP_QUERY : op < 960 ? OP_READ :
+		       op < 998 ? OP_INFO : OP_REOPEN;
+		if (op < 200) {
+			if (f->nlive < LIVE_MAX)
+				op_arm(w, fi, false);
+			else
+				op_cancel(w, fi);
+		} else if (op < 300) {
+			op_arm_batch(w, fi);
+		} else if (op < 320) {
+			if (f->nperiodic < PERIODIC_MAX &&
+			    f->nlive < LIVE_MAX)
+				op_arm(w, fi, true);
+		} else if (op < 460) {
+			op_cancel(w, fi);
+		} else if (op < 520) {
+			op_cancel_batch(w, fi);
+		} else if (op < 620) {
+			op_modify(w, fi);
+		} else if (op < 760) {
+			op_query(w, fi);
+		} else if (op < 960) {
+			op_read(w, fi);
+		} else if (op < 998) {
+			struct twheel_info info;
+
+			if (tw_info(f->fd, &info) || info.pending >
+			    f->nlive) {
+				/* queued-but-unread events still count */
+				w->l.bad++;
+				BAD(w, "INFO: pending %llu > ledger %u",
+				    (unsigned long long)info.pending,
+				    f->nlive);
+			}
+			w->l.ioctls++;
+			w->l.ops++;
+		} else {
+			reopen(w, fi, false);
+		}
+		if (f->used > MAP_REOPEN)
+			reopen(w, fi, false);
+		w->l.op_ns[kind] += tw_now() - t0;
+		w->l.op_n[kind]++;
+		local += w->l.ops - before;
+		if (local >= 256) {
+			uint64_t t = atomic_fetch_add(&total_ops, local) +
+				     local;
+
+			local = 0;
+			if (t >= quota || tw_now() > tmax)
+				atomic_store(&stop_flag, 1);
+		}
+	}
+	atomic_fetch_add(&total_ops, local);
+	for (fi = 0; fi < w->nfiles; fi++)
+		drain_file(w, fi, 20ULL * 1000000000ULL);
+	/* Close with a few timers pending: fd_cancelled must see them. */
+	for (fi = 0; fi < w->nfiles; fi++) {
+		int k;
+
+		for (k = 0; k < 3; k++)
+			op_arm(w, fi, false);
+		op_arm(w, fi, true);
+		/*
+		 * These arms have random deadlines: some may fire before
+		 * close, which is fine for the ledger (close discards).
+		 */
+		reopen(w, fi, false);
+		close(w->files[fi].fd);
+	}
+	return NULL;
+}
+
+static void *hotplug_main(void *arg)
+{
+	int *cpus = arg, n = 0, i;
+
+	for (i = 1; i < nr_cpus_possible && n < 8; i++)
+		if (tw_cpu_hotpluggable(i))
+			cpus[n++] = i;
+	if (!n)
+		return NULL;
+	for (i = 0; !atomic_load(&stop_flag); i++) {
+		int cpu = cpus[i % n];
+
+		if (tw_cpu_set_online(cpu, 0)) {
+			atomic_fetch_add(&hotplug_errors, 1);
+			tw_sleep_ms(100);
+			continue;
+		}
+		tw_sleep_ms(30 + (i * 37) % 150);
+		while (tw_cpu_set_online(cpu, 1)) {
+			atomic_fetch_add(&hotplug_errors, 1);
+			tw_sleep_ms(50);
+		}
+		atomic_fetch_add(&hotplug_cycles, 1);
+		tw_sleep_ms(30 + (i * 53) % 150);
+	}
+	return NULL;
+}
+
+static void sum_ledger(struct ledger *t, const struct ledger *l)
+{
+	const uint64_t *s = (const uint64_t *)l;
+	uint64_t *d = (uint64_t *)t;
+	size_t i;
+
+	for (i = 0; i < sizeof(*l) / sizeof(uint64_t); i++)
+		d[i] += s[i];
+}
+
+static int tap_n;
+static int tap_fail;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!ok)
+		tap_fail++;
+	fflush(stdout);
+}
+
+/*
+ * The debugfs counters against the ledger, over the whole run (all our files
+ * closed, nothing else using twheel). Counting rules (stats.h, base.c):
+ *   armed       one per arm, modify or periodic re-arm that queued a timer
+ *   cancelled   cancels that found the timer in a wheel or expired batch
+ *   expired     timers moved from a wheel to an expired batch
+ *   pending     timers in wheels + expired batches (a gauge)
+ * so at rest  delta(armed) = delta(expired) + delta(cancelled), pending back
+ * to where it was, and the ledger bounds each side: every one-shot arm is
+ * armed once, every delivered one-shot expired once, every periodic event
+ * expired at least once.
+ */
+static void check_counters(const struct tw_stats *a, const struct ledger *l)
+{
+	struct tw_stats b;
+	int64_t armed, expired, cancelled, fdc;
+	uint64_t pend;
+
+	if (!a->ok) {
+		printf("# SKIP counters: %s/stats not readable\n", TW_DBG);
+		tap(true, "# SKIP debugfs counters agree with the ledger");
+		return;
+	}
+	pend = tw_stats_wait_pending(&b, a->v[TWS_PENDING], 10000);
+	armed = tw_stats_delta(a, &b, TWS_ARMED);
+	expired = tw_stats_delta(a, &b, TWS_EXPIRED);
+	cancelled = tw_stats_delta(a, &b, TWS_CANCELLED);
+	fdc = tw_stats_delta(a, &b, TWS_FD_CANCELLED);
+	printf("# counters: armed +%lld expired +%lld cancelled +%lld fd_cancelled +%lld callbacks +%lld overruns +%lld migrated +%lld rejected +%lld pending %llu -> %llu\n",
+	       (long long)armed, (long long)expired, (long long)cancelled,
+	       (long long)fdc,
+	       (long long)tw_stats_delta(a, &b, TWS_CALLBACKS),
+	       (long long)tw_stats_delta(a, &b, TWS_OVERRUNS),
+	       (long long)tw_stats_delta(a, &b, TWS_MIGRATED),
+	       (long long)tw_stats_delta(a, &b, TWS_REJECTED),
+	       (unsigned long long)a->v[TWS_PENDING],
+	       (unsigned long long)pend);
+	tap(pend == a->v[TWS_PENDING], "pending back to %llu at rest",
+	    (unsigned long long)a->v[TWS_PENDING]);
+	tap(armed == expired + cancelled,
+	    "conservation: armed %lld = expired %lld + cancelled %lld",
+	    (long long)armed, (long long)expired, (long long)cancelled);
+	tap((uint64_t)armed >= l->os_armed + l->per_armed,
+	    "armed %lld >= ledger arms %llu", (long long)armed,
+	    (unsigned long long)(l->os_armed + l->per_armed));
+	tap((uint64_t)expired >= l->os_delivered + l->per_events,
+	    "expired %lld >= ledger deliveries %llu", (long long)expired,
+	    (unsigned long long)(l->os_delivered + l->per_events));
+	tap((uint64_t)fdc <= l->os_closed + l->per_closed,
+	    "fd_cancelled %lld <= timers live at close %llu",
+	    (long long)fdc,
+	    (unsigned long long)(l->os_closed + l->per_closed));
+}
+
+int main(int argc, char **argv)
+{
+	struct worker *ws;
+	struct ledger tot = { 0 };
+	struct tw_stats s0;
+	pthread_t hp;
+	int hp_cpus[8];
+	int opt, nw, i, fd;
+	double secs;
+
+	while ((opt = getopt(argc, argv, "n:t:T:f:d:s:H")) != -1) {
+		switch (opt) {
+		case 'n':
+			opt_ops = strtoull(optarg, NULL, 0);
+			break;
+		case 't':
+			opt_secs = strtoull(optarg, NULL, 0);
+			break;
+		case 'T':
+			opt_tpc = atoi(optarg);
+			break;
+		case 'f':
+			opt_files = atoi(optarg);
+			break;
+		case 'd':
+			opt_maxdl_ms = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			opt_seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'H':
+			opt_hotplug = 0;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-n OPS] [-t SECS] [-T THREADS_PER_CPU] [-f FILES] [-d MAX_DEADLINE_MS] [-s SEED] [-H]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	fd = tw_open(0);
+	if (fd < 0) {
+		printf("1..0 # SKIP %s: %s\n", TW_DEV, strerror(errno));
+		return 4;
+	}
+	close(fd);
+	if (!opt_seed)
+		opt_seed = tw_now() ^ getpid();
+	nr_cpus_possible = get_nprocs_conf();
+	nr_cpus_online = get_nprocs();
+	nw = opt_tpc * nr_cpus_online;
+	printf("# seed %llu, %d threads x %d files, %llu ops, cap %llu s, deadlines <= %llu ms, hotplug %s\n",
+	       (unsigned long long)opt_seed, nw, opt_files,
+	       (unsigned long long)opt_ops, (unsigned long long)opt_secs,
+	       (unsigned long long)opt_maxdl_ms, opt_hotplug ? "on" : "off");
+	tw_stats_read(&s0);
+
+	ws = calloc(nw, sizeof(*ws));
+	if (!ws)
+		return 1;
+	t_start = tw_now();
+	for (i = 0; i < nw; i++) {
+		ws[i].idx = i;
+		ws[i].seed = opt_seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		ws[i].nfiles = opt_files;
+		ws[i].files = calloc(opt_files, sizeof(struct tfile));
+		if (!ws[i].files ||
+		    pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
+			perror("worker");
+			return 1;
+		}
+	}
+	if (opt_hotplug && pthread_create(&hp, NULL, hotplug_main, hp_cpus)) {
+		perror("hotplug thread");
+		return 1;
+	}
+	for (i = 0; i < nw; i++) {
+		pthread_join(ws[i].thread, NULL);
+		sum_ledger(&tot, &ws[i].l);
+	}
+	atomic_store(&stop_flag, 1);
+	if (opt_hotplug)
+		pthread_join(hp, NULL);
+	secs = (tw_now() - t_start) / 1e9;
+
+	printf("# operations performed: %llu in %.1f s (%llu ioctls, %llu batch entries, %llu reads, %llu events, %llu reopens)\n",
+	       (unsigned long long)tot.ops, secs,
+	       (unsigned long long)tot.ioctls,
+	       (unsigned long long)tot.batch_entries,
+	       (unsigned long long)tot.reads,
+	       (unsigned long long)tot.events,
+	       (unsigned long long)tot.reopens);
+	printf("# one-shot: armed %llu delivered %llu cancelled %llu closed %llu; periodic: armed %llu events %llu cancelled %llu closed %llu\n",
+	       (unsigned long long)tot.os_armed,
+	       (unsigned long long)tot.os_delivered,
+	       (unsigned long long)tot.os_cancelled,
+	       (unsigned long long)tot.os_closed,
+	       (unsigned long long)tot.per_armed,
+	       (unsigned long long)tot.per_events,
+	       (unsigned long long)tot.per_cancelled,
+	       (unsigned long long)tot.per_closed);
+	printf("# modified %llu, queries %llu, ENOSPC %llu, ENXIO (offline CPU) %llu\n",
+	       (unsigned long long)tot.modified,
+	       (unsigned long long)tot.queries,
+	       (unsigned long long)tot.enospc,
+	       (unsigned long long)tot.enxio);
+	printf("# one-shots caught between expiry and queueing (cancel/modify 0, query state 0): %llu\n",
+	       (unsigned long long)tot.firing_window);
+	printf("# hotplug cycles: %llu (%llu refused writes)\n",
+	       (unsigned long long)atomic_load(&hotplug_cycles),
+	       (unsigned long long)atomic_load(&hotplug_errors));
+	for (i = 0; i < NR_OPS; i++)
+		printf("# %-12s %8llu calls, %8.1f us each\n", op_names[i],
+		       (unsigned long long)tot.op_n[i],
+		       tot.op_n[i] ? tot.op_ns[i] / 1e3 / tot.op_n[i] : 0.0);
+	printf("lost=%llu early=%llu duplicated=%llu\n",
+	       (unsigned long long)tot.lost, (unsigned long long)tot.early,
+	       (unsigned long long)tot.duplicated);
+
+	tap(tot.ops >= opt_ops, "operations %llu >= %llu",
+	    (unsigned long long)tot.ops, (unsigned long long)opt_ops);
+	tap(tot.os_armed == tot.os_delivered + tot.os_cancelled +
+	    tot.os_closed + tot.lost,
+	    "ledger: one-shots armed = delivered + cancelled + closed");
+	tap(!tot.lost && !tot.early && !tot.duplicated,
+	    "lost=%llu early=%llu duplicated=%llu",
+	    (unsigned long long)tot.lost, (unsigned long long)tot.early,
+	    (unsigned long long)tot.duplicated);
+	tap(!tot.bad, "no unexpected answers (%llu)",
+	    (unsigned long long)tot.bad);
+	tap(!opt_hotplug || atomic_load(&hotplug_cycles) > 0 ||
+	    nr_cpus_possible < 2, "CPU hotplug ran");
+	check_counters(&s0, &tot);
+	printf("1..%d\n", tap_n);
+	return tap_fail ? 1 : 0;
+}

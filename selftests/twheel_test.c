@@ -1,0 +1,1341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_test - functional tests of /dev/twheel (uapi/linux/twheel.h):
+ * every ioctl's success path and documented errors, event timing against
+ * clock_gettime(CLOCK_MONOTONIC), periodic modes, cancel semantics, batches,
+ * poll/epoll, file isolation and sharing, caps, unprivileged use and a
+ * 100 000-timer file. Needs twheel.ko loaded; cap tests need root (they
+ * lower the module parameters and restore them).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <linux/twheel.h>
+
+#include "kselftest_harness.h"
+
+#define DEV		"/dev/twheel"
+#define PARAMS		"/sys/module/twheel/parameters/"
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+#define EV_SIZE		sizeof(struct twheel_event)
+/* TCG + KASAN + lockdep guests are slow: bound lateness generously. */
+#define LATE_MAX	(2 * SEC)
+#define PAGE		4096UL
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int tw_open(int flags)
+{
+	return open(DEV, O_RDWR | O_CLOEXEC | flags);
+}
+
+/* ioctl returning -errno on failure. */
+static long tw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	long ret = ioctl(fd, cmd, arg);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static struct twheel_arm arm_req(uint32_t flags, uint64_t expires,
+				 uint64_t period, uint64_t cookie)
+{
+	struct twheel_arm a = {
+		.size = sizeof(a),
+		.flags = flags,
+		.clockid = CLOCK_MONOTONIC,
+		.expires = expires,
+		.period = period,
+		.cookie = cookie,
+	};
+
+	return a;
+}
+
+/* Arm; returns the id (> 0) or -errno. */
+static int64_t tw_arm(int fd, uint32_t flags, uint64_t expires,
+		      uint64_t period, uint64_t cookie)
+{
+	struct twheel_arm a = arm_req(flags, expires, period, cookie);
+	long ret = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+
+	return ret < 0 ? ret : (int64_t)a.id;
+}
+
+static long tw_cancel(int fd, uint64_t id)
+{
+	struct twheel_cancel c = { .size = sizeof(c), .id = id };
+
+	return tw_ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+}
+
+static long tw_query(int fd, uint64_t id, struct twheel_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->id = id;
+	return tw_ioctl(fd, TWHEEL_IOC_QUERY, q);
+}
+
+static long tw_modify(int fd, uint64_t id, uint32_t flags, uint64_t expires,
+		      uint64_t period)
+{
+	struct twheel_modify m = {
+		.size = sizeof(m),
+		.flags = flags,
+		.clockid = CLOCK_MONOTONIC,
+		.id = id,
+		.expires = expires,
+		.period = period,
+	};
+
+	return tw_ioctl(fd, TWHEEL_IOC_MODIFY, &m);
+}
+
+static uint64_t tw_pending(int fd)
+{
+	struct twheel_info info = { .size = sizeof(info) };
+
+	if (tw_ioctl(fd, TWHEEL_IOC_INFO, &info))
+		return UINT64_MAX;
+	return info.pending;
+}
+
+static int nonblock_read(int fd, struct twheel_event *ev, int n)
+{
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t r;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	r = read(fd, ev, n * EV_SIZE);
+	fcntl(fd, F_SETFL, fl);
+	if (r < 0)
+		return -errno;
+	return r / EV_SIZE;
+}
+
+static int wait_ready(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms);
+}
+
+/*
+ * Wait up to @timeout_ms for events, then read up to @n of them without
+ * blocking. Returns the number of events or -errno.
+ */
+static int read_events(int fd, struct twheel_event *ev, int n, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, timeout_ms) < 0)
+		return -errno;
+	if (!(pfd.revents & POLLIN))
+		return 0;
+	return nonblock_read(fd, ev, n);
+}
+
+static bool param_read(const char *name, unsigned long *val)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%lu", val) == 1;
+	fclose(f);
+	return ok;
+}
+
+static bool param_write(const char *name, unsigned long val)
+{
+	char path[128];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fprintf(f, "%lu\n", val) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Two pages, the second unmapped. */
+static char *guard_pages(void)
+{
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p + PAGE, PAGE);
+	return p;
+}
+
+FIXTURE(dev) {
+	int fd;
+};
+
+FIXTURE_SETUP(dev)
+{
+	self->fd = tw_open(0);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, DEV " missing: is twheel.ko loaded?");
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(dev)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(dev, info)
+{
+	struct twheel_info info = { .size = sizeof(info) };
+	struct {
+		struct twheel_info info;
+		uint64_t tail;
+	} big = { .info.size = sizeof(big) };
+
+	ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &info));
+	EXPECT_EQ(TWHEEL_ABI_VERSION, info.abi_version);
+	EXPECT_EQ(EV_SIZE, info.event_size);
+	EXPECT_LT(0, info.tick_ns);
+	EXPECT_LE(info.tick_ns, info.horizon_ns);
+	EXPECT_LE(1, info.levels);
+	EXPECT_LE(4, info.slots);
+	EXPECT_LE(1, info.max_per_file);
+	EXPECT_LE(info.max_per_file, info.max_total);
+	EXPECT_EQ(0, info.pending);
+	EXPECT_LE(sysconf(_SC_NPROCESSORS_ONLN), info.nr_cpus);
+	EXPECT_EQ(0, info.__reserved);
+
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * SEC, 0, 0));
+	EXPECT_EQ(1, tw_pending(self->fd));
+
+	/* Larger structure, zero tail: accepted. Non-zero tail: E2BIG. */
+	EXPECT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &big));
+	EXPECT_EQ(TWHEEL_ABI_VERSION, big.info.abi_version);
+	big.tail = 1;
+	EXPECT_EQ(-E2BIG, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &big));
+	/* Smaller than the first ABI's structure. */
+	info.size = offsetof(struct twheel_info, pending);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &info));
+	info.size = 0;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &info));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_INFO, NULL));
+}
+
+TEST_F(dev, unknown_ioctl)
+{
+	char buf[256] = { 0 };
+
+	EXPECT_EQ(-ENOTTY, tw_ioctl(self->fd, _IOWR(TWHEEL_IOC_MAGIC, 99,
+						    struct twheel_arm), buf));
+	EXPECT_EQ(-ENOTTY, tw_ioctl(self->fd, _IOWR('X', 1, struct twheel_arm),
+				    buf));
+	EXPECT_EQ(-ENOTTY, tw_ioctl(self->fd, _IO(TWHEEL_IOC_MAGIC, 1), buf));
+	EXPECT_EQ(-ENOTTY, tw_ioctl(self->fd, _IOR(TWHEEL_IOC_MAGIC, 0,
+						   struct twheel_info), buf));
+}
+
+TEST_F(dev, oneshot_timing)
+{
+	const uint64_t rel = 30 * MS;
+	struct twheel_event ev[4];
+	struct twheel_query q;
+	uint64_t t0, t1;
+	int64_t id;
+
+	t0 = now_ns();
+	id = tw_arm(self->fd, 0, rel, 0, 0xc00c1e);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(1, read(self->fd, ev, sizeof(ev)) / (ssize_t)EV_SIZE);
+	t1 = now_ns();
+
+	EXPECT_EQ(id, ev[0].id);
+	EXPECT_EQ(0xc00c1e, ev[0].cookie);
+	EXPECT_EQ(0, ev[0].flags);
+	EXPECT_EQ(0, ev[0].overruns);
+	/* Never early, by the kernel's account and by ours. */
+	EXPECT_LE(t0 + rel, ev[0].deadline);
+	EXPECT_LE(ev[0].deadline, ev[0].expired);
+	EXPECT_LE(ev[0].deadline, t1);
+	EXPECT_LE(ev[0].expired, t1);
+	EXPECT_LT(ev[0].expired - ev[0].deadline, LATE_MAX);
+	EXPECT_LT(t1 - (t0 + rel), LATE_MAX);
+
+	/* Read: the one-shot timer and its id are gone. */
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, id, &q));
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, id));
+	EXPECT_EQ(0, tw_pending(self->fd));
+}
+
+TEST_F(dev, many_oneshots_none_early)
+{
+	struct twheel_event ev[64];
+	uint64_t t0, t1, deadline[32];
+	int i, n, got = 0;
+	int64_t id;
+
+	t0 = now_ns();
+	for (i = 0; i < 32; i++) {
+		id = tw_arm(self->fd, 0, (i % 8) * 7 * MS + 1, 0, i);
+		ASSERT_LT(0, id);
+		deadline[i] = t0 + (i % 8) * 7 * MS + 1;
+	}
+	while (got < 32) {
+		n = read_events(self->fd, ev, 64, 5000);
+		ASSERT_LT(0, n);
+		t1 = now_ns();
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(32, ev[i].cookie);
+			EXPECT_LE(deadline[ev[i].cookie], ev[i].deadline);
+			EXPECT_LE(ev[i].deadline, ev[i].expired);
+			EXPECT_LE(ev[i].expired, t1);
+			EXPECT_LT(ev[i].expired - ev[i].deadline, LATE_MAX);
+		}
+		got += n;
+	}
+	EXPECT_EQ(32, got);
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 1));
+}
+
+TEST_F(dev, arm_errors)
+{
+	struct twheel_arm a;
+	struct {
+		struct twheel_arm a;
+		uint64_t tail;
+	} big;
+	char *g = guard_pages();
+
+	ASSERT_NE(NULL, g);
+	a = arm_req(1U << 7, MS, 0, 0);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a = arm_req(TWHEEL_ARM_ABS, MS, 0, 0);
+	a.clockid = 12345;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a.clockid = CLOCK_TAI;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a = arm_req(0, MS, 0, 0);
+	a.__reserved = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a = arm_req(TWHEEL_ARM_FIXED_DELAY, MS, 0, 0);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	/* "Negative" period and absolute deadline (before the clock's 0). */
+	a = arm_req(0, MS, 1ULL << 63, 0);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a = arm_req(0, MS, UINT64_MAX, 0);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a = arm_req(TWHEEL_ARM_ABS, UINT64_MAX, 0, 0);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a.clockid = CLOCK_REALTIME;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	/* CPU out of range. */
+	a = arm_req(TWHEEL_ARM_CPU, MS, 0, 0);
+	a.cpu = 1U << 20;
+	EXPECT_EQ(-ERANGE, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a.cpu = UINT32_MAX;
+	EXPECT_EQ(-ERANGE, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	/* Sizes. */
+	a = arm_req(0, MS, 0, 0);
+	a.size = offsetof(struct twheel_arm, id);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a.size = 0;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	a.size = 1U << 20;
+	EXPECT_EQ(-E2BIG, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	memset(&big, 0, sizeof(big));
+	big.a = arm_req(0, 10 * SEC, 0, 0);
+	big.a.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(-E2BIG, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &big));
+	big.tail = 0;
+	EXPECT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &big));
+	EXPECT_LT(0, big.a.id);
+	/* Pointers. */
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM, NULL));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM, g + PAGE));
+	/* Structure running into the unmapped page. */
+	a = arm_req(0, MS, 0, 0);
+	memcpy(g + PAGE - 8, &a, 8);
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM, g + PAGE - 8));
+	/* Only the successful big arm holds a timer. */
+	EXPECT_EQ(1, tw_pending(self->fd));
+	munmap(g, PAGE);
+}
+
+TEST_F(dev, arm_readonly_struct_is_undone)
+{
+	struct twheel_arm a = arm_req(0, 10 * SEC, 0, 0);
+	char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memcpy(p, &a, sizeof(a));
+	ASSERT_EQ(0, mprotect(p, PAGE, PROT_READ));
+	/* The id cannot be written back: no timer may stay armed. */
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM, p));
+	EXPECT_EQ(0, tw_pending(self->fd));
+	munmap(p, PAGE);
+}
+
+TEST_F(dev, arm_on_each_cpu)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	struct twheel_event ev;
+	struct twheel_query q;
+	struct twheel_arm a;
+	long cpu;
+	char path[64];
+
+	for (cpu = 0; cpu < cpus; cpu++) {
+		int online = 1;
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%ld/online", cpu);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%d", &online) != 1)
+				online = 1;
+			fclose(f);
+		}
+		a = arm_req(TWHEEL_ARM_CPU, 5 * MS, 0, cpu);
+		a.cpu = cpu;
+		if (!online) {
+			EXPECT_EQ(-ENXIO, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+			continue;
+		}
+		ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+		ASSERT_EQ(0, tw_query(self->fd, a.id, &q));
+		EXPECT_EQ(cpu, q.cpu);
+		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+		EXPECT_EQ(a.id, ev.id);
+		EXPECT_EQ((uint64_t)cpu, ev.cookie);
+	}
+}
+
+TEST_F(dev, query)
+{
+	struct twheel_query q;
+	uint64_t t0 = now_ns();
+	int64_t one, rate, delay;
+
+	one = tw_arm(self->fd, 0, 10 * SEC, 0, 1);
+	rate = tw_arm(self->fd, 0, 10 * SEC, 3 * SEC, 2);
+	delay = tw_arm(self->fd, TWHEEL_ARM_FIXED_DELAY, 10 * SEC, 5 * SEC, 3);
+	ASSERT_LT(0, one);
+	ASSERT_LT(one, rate);
+	ASSERT_LT(rate, delay);
+
+	ASSERT_EQ(0, tw_query(self->fd, one, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_EQ(1, q.cookie);
+	EXPECT_EQ(0, q.period);
+	EXPECT_EQ(0, q.flags_out);
+	EXPECT_EQ(0, q.overruns);
+	EXPECT_LE(t0 + 10 * SEC, q.deadline);
+	EXPECT_GE(10 * SEC, q.remaining);
+	EXPECT_LT(8 * SEC, q.remaining);
+
+	ASSERT_EQ(0, tw_query(self->fd, rate, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_EQ(3 * SEC, q.period);
+	EXPECT_EQ(0, q.flags_out);
+	EXPECT_EQ(2, q.cookie);
+
+	ASSERT_EQ(0, tw_query(self->fd, delay, &q));
+	EXPECT_EQ(5 * SEC, q.period);
+	EXPECT_EQ(TWHEEL_ARM_FIXED_DELAY, q.flags_out);
+
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, 0, &q));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, delay + 1, &q));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, UINT64_MAX, &q));
+	q.id = one;
+	q.flags = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_QUERY, &q));
+	q.flags = 0;
+	q.size = 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_QUERY, &q));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_QUERY, NULL));
+}
+
+TEST_F(dev, cancel)
+{
+	struct twheel_cancel c = { .size = sizeof(c) };
+	struct twheel_query q;
+	int64_t id, id2;
+
+	id = tw_arm(self->fd, 0, 10 * SEC, 0, 0);
+	ASSERT_LT(0, id);
+	EXPECT_EQ(1, tw_cancel(self->fd, id));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, id, &q));
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, id));
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, 0));
+	EXPECT_EQ(0, tw_pending(self->fd));
+
+	/* Ids are never reused. */
+	id2 = tw_arm(self->fd, 0, 10 * SEC, 0, 0);
+	EXPECT_LT(id, id2);
+
+	c.id = id2;
+	c.flags = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	c.flags = 0;
+	c.__reserved = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	c.__reserved = 0;
+	c.size = 4;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, NULL));
+	c.size = sizeof(c);
+	c.result = 77;
+	EXPECT_EQ(1, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	EXPECT_EQ(1, c.result);
+	EXPECT_EQ(-ENOENT, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	EXPECT_EQ(-ENOENT, c.result);
+}
+
+TEST_F(dev, cancel_purges_unread_event)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct twheel_event ev;
+	struct twheel_query q;
+	int64_t id;
+
+	id = tw_arm(self->fd, 0, MS, 0, 0);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(1, poll(&pfd, 1, 5000));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_STATE_QUEUED, q.state);
+	/* Queued but unread counts as pending; the event is discarded. */
+	EXPECT_EQ(1, tw_cancel(self->fd, id));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, &ev, 1));
+	EXPECT_EQ(0, tw_pending(self->fd));
+}
+
+TEST_F(dev, cancel_periodic_stops_events)
+{
+	struct twheel_event ev[64];
+	struct twheel_arm a[32];
+	struct twheel_cancel c[32];
+	struct twheel_batch b = { .size = sizeof(b), .count = 32,
+				  .entry_size = sizeof(a[0]) };
+	int i;
+
+	for (i = 0; i < 32; i++)
+		a[i] = arm_req(0, MS, MS + i * 100000, i);
+	b.entries = (uintptr_t)a;
+	ASSERT_EQ(32, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	sleep_ms(30);
+	for (i = 0; i < 32; i++)
+		c[i] = (struct twheel_cancel){ .size = sizeof(c[0]),
+					       .id = a[i].id };
+	b.entries = (uintptr_t)c;
+	b.entry_size = sizeof(c[0]);
+	b.done = 0;
+	EXPECT_LE(0, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL_BATCH, &b));
+	EXPECT_EQ(32, b.done);
+	for (i = 0; i < 32; i++)
+		EXPECT_LE(0, c[i].result);
+	/* Nothing after cancel: not even events queued before it. */
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 64));
+	sleep_ms(20);
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 64));
+	EXPECT_EQ(0, tw_pending(self->fd));
+}
+
+TEST_F(dev, modify)
+{
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t t0;
+	int64_t id;
+
+	id = tw_arm(self->fd, 0, 10 * SEC, 0, 5);
+	ASSERT_LT(0, id);
+	t0 = now_ns();
+	EXPECT_EQ(1, tw_modify(self->fd, id, 0, 20 * MS, 0));
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(5, ev.cookie);
+	EXPECT_LE(t0 + 20 * MS, ev.deadline);
+	EXPECT_LT(ev.deadline, t0 + 20 * MS + LATE_MAX);
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, id, &q));
+
+	/* A queued event is discarded by modify. */
+	id = tw_arm(self->fd, 0, MS, 0, 6);
+	ASSERT_LT(0, id);
+	sleep_ms(30);
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_STATE_QUEUED, q.state);
+	EXPECT_EQ(1, tw_modify(self->fd, id, 0, 10 * SEC, 0));
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, &ev, 1));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_LT(8 * SEC, q.remaining);
+
+	/* One-shot to periodic, then fixed delay. */
+	EXPECT_EQ(1, tw_modify(self->fd, id, 0, 10 * SEC, 2 * SEC));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(2 * SEC, q.period);
+	EXPECT_EQ(0, q.flags_out);
+	EXPECT_EQ(1, tw_modify(self->fd, id, TWHEEL_ARM_FIXED_DELAY, 10 * SEC,
+			       SEC));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(SEC, q.period);
+	EXPECT_EQ(TWHEEL_ARM_FIXED_DELAY, q.flags_out);
+
+	/* Absolute, on CLOCK_MONOTONIC. */
+	t0 = now_ns();
+	EXPECT_EQ(1, tw_modify(self->fd, id, TWHEEL_ARM_ABS, t0 + 5 * SEC, 0));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(t0 + 5 * SEC, q.deadline);
+
+	/* Errors. */
+	EXPECT_EQ(-ENOENT, tw_modify(self->fd, id + 100, 0, MS, 0));
+	EXPECT_EQ(-EINVAL, tw_modify(self->fd, id, TWHEEL_ARM_CPU, MS, 0));
+	EXPECT_EQ(-EINVAL, tw_modify(self->fd, id, 1U << 9, MS, 0));
+	EXPECT_EQ(-EINVAL, tw_modify(self->fd, id, TWHEEL_ARM_FIXED_DELAY,
+				     MS, 0));
+	EXPECT_EQ(-EINVAL, tw_modify(self->fd, id, 0, MS, 1ULL << 63));
+	EXPECT_EQ(-EINVAL, tw_modify(self->fd, id, TWHEEL_ARM_ABS,
+				     1ULL << 63, 0));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_MODIFY, NULL));
+	/* Errors left the timer alone. */
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(t0 + 5 * SEC, q.deadline);
+}
+
+TEST_F(dev, fixed_rate)
+{
+	const uint64_t period = 20 * MS;
+	struct twheel_event ev[8];
+	uint64_t first = 0, prev = 0;
+	int got = 0, n, i;
+	int64_t id;
+
+	id = tw_arm(self->fd, 0, period, period, 9);
+	ASSERT_LT(0, id);
+	while (got < 5) {
+		n = read_events(self->fd, ev, 8, 5000);
+		ASSERT_LT(0, n);
+		for (i = 0; i < n; i++, got++) {
+			EXPECT_EQ(id, ev[i].id);
+			EXPECT_EQ(9, ev[i].cookie);
+			EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev[i].flags);
+			EXPECT_LE(ev[i].deadline, ev[i].expired);
+			if (!first)
+				first = ev[i].deadline;
+			/* Deadlines stay on the grid of the first one. */
+			EXPECT_EQ(0, (ev[i].deadline - first) % period);
+			if (prev)
+				EXPECT_EQ(prev + (ev[i].overruns + 1) * period,
+					  ev[i].deadline);
+			prev = ev[i].deadline;
+		}
+	}
+	EXPECT_LE(0, tw_cancel(self->fd, id));
+}
+
+TEST_F(dev, fixed_rate_overruns)
+{
+	const uint64_t period = 10 * MS;
+	struct twheel_event ev[16];
+	struct twheel_query q;
+	uint64_t t0;
+	int64_t id;
+	int n;
+
+	t0 = now_ns();
+	id = tw_arm(self->fd, 0, period, period, 0);
+	ASSERT_LT(0, id);
+	sleep_ms(150);
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_STATE_QUEUED, q.state & TWHEEL_STATE_QUEUED);
+	EXPECT_LT(0, q.overruns);
+	/* One coalesced event, however many periods passed. */
+	n = nonblock_read(self->fd, ev, 16);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev[0].flags);
+	EXPECT_LE(3, ev[0].overruns);
+	EXPECT_LE(t0 + (ev[0].overruns + 1) * period, ev[0].deadline);
+	EXPECT_LE(ev[0].deadline, ev[0].expired);
+	/* The next one comes on the grid, after the last reported deadline. */
+	ASSERT_EQ(1, read_events(self->fd, &ev[1], 1, 5000));
+	EXPECT_LT(ev[0].deadline, ev[1].deadline);
+	EXPECT_EQ(0, (ev[1].deadline - ev[0].deadline) % period);
+	EXPECT_LE(0, tw_cancel(self->fd, id));
+}
+
+TEST_F(dev, fixed_delay)
+{
+	const uint64_t period = 30 * MS;
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t before, after;
+	int64_t id;
+	int i;
+
+	id = tw_arm(self->fd, TWHEEL_ARM_FIXED_DELAY, 5 * MS, period, 4);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(4, ev.cookie);
+	for (i = 0; i < 3; i++) {
+		/* Reading late must not shorten the next delay. */
+		ASSERT_EQ(1, wait_ready(self->fd, 5000));
+		sleep_ms(20);
+		ASSERT_EQ(0, tw_query(self->fd, id, &q));
+		EXPECT_EQ(TWHEEL_STATE_QUEUED, q.state);
+		EXPECT_EQ(TWHEEL_ARM_FIXED_DELAY, q.flags_out);
+		before = now_ns();
+		ASSERT_EQ(1, nonblock_read(self->fd, &ev, 1));
+		after = now_ns();
+		EXPECT_EQ(id, ev.id);
+		EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev.flags);
+		EXPECT_EQ(0, ev.overruns);
+		ASSERT_EQ(0, tw_query(self->fd, id, &q));
+		EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+		/* Next deadline = the read + period. */
+		EXPECT_LE(before + period, q.deadline);
+		EXPECT_GE(after + period, q.deadline);
+		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+		EXPECT_EQ(q.deadline, ev.deadline);
+		EXPECT_LE(before + period, ev.expired);
+	}
+	EXPECT_LE(0, tw_cancel(self->fd, id));
+}
+
+TEST_F(dev, read_buffers)
+{
+	struct twheel_event ev[16];
+	char *g = guard_pages();
+	void *volatile null_ptr = NULL;
+	ssize_t r;
+	int i;
+
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(-1, read(self->fd, ev, EV_SIZE - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, read(self->fd, ev, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 1));
+
+	for (i = 0; i < 10; i++)
+		ASSERT_LT(0, tw_arm(self->fd, 0, MS, 0, i));
+	sleep_ms(50);
+	/* A bad buffer gives EFAULT and loses no event. */
+	EXPECT_EQ(-1, read(self->fd, null_ptr, EV_SIZE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, read(self->fd, g + PAGE, EV_SIZE));
+	EXPECT_EQ(EFAULT, errno);
+	/* Only the records that fit before the hole. */
+	r = read(self->fd, g + PAGE - 2 * EV_SIZE - 8, 4 * EV_SIZE);
+	EXPECT_EQ(2 * EV_SIZE, r);
+	/* Whole records only. */
+	r = read(self->fd, ev, 3 * EV_SIZE + 17);
+	EXPECT_EQ(3 * EV_SIZE, r);
+	r = read(self->fd, ev, sizeof(ev));
+	EXPECT_EQ(5 * EV_SIZE, r);
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 1));
+	EXPECT_EQ(0, tw_pending(self->fd));
+	munmap(g, PAGE);
+}
+
+TEST_F(dev, nonblocking_open)
+{
+	struct twheel_event ev;
+	int fd = tw_open(O_NONBLOCK);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_LT(0, tw_arm(fd, 0, MS, 0, 0));
+	sleep_ms(30);
+	EXPECT_EQ(EV_SIZE, read(fd, &ev, sizeof(ev)));
+	close(fd);
+}
+
+static void on_alarm(int sig __attribute__((unused)))
+{
+}
+
+TEST_F(dev, blocking_read_interrupted)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct twheel_event ev;
+
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	ASSERT_LT(0, tw_arm(self->fd, 0, 60 * SEC, 0, 0));
+	alarm(1);
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EINTR, errno);
+}
+
+TEST_F(dev, poll_and_epoll)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct epoll_event eev = { .events = EPOLLIN }, out;
+	struct twheel_event ev;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+
+	ASSERT_LT(0, tw_arm(self->fd, 0, 20 * MS, 0, 0));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	EXPECT_EQ(EPOLLIN, out.events & EPOLLIN);
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_EQ(POLLIN, pfd.revents & (POLLIN | POLLOUT | POLLERR));
+	EXPECT_EQ(1, nonblock_read(self->fd, &ev, 1));
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+
+	/* Edge-triggered: a new event after draining is a new edge. */
+	eev.events = EPOLLIN | EPOLLET;
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_MOD, self->fd, &eev));
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 0));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	EXPECT_EQ(1, nonblock_read(self->fd, &ev, 1));
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 0));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	close(ep);
+}
+
+TEST_F(dev, batch_arm_partial_failure)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm a[8];
+	struct twheel_event ev[8];
+	int i, n, got = 0;
+
+	for (i = 0; i < 8; i++)
+		a[i] = arm_req(0, 5 * MS, 0, 100 + i);
+	a[2].flags = 1U << 8;		/* EINVAL */
+	a[5].period = 1ULL << 63;	/* EINVAL */
+	a[6].__reserved = 3;		/* EINVAL */
+	b.count = 8;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	EXPECT_EQ(5, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(8, b.done);
+	for (i = 0; i < 8; i++) {
+		if (i == 2 || i == 5 || i == 6) {
+			EXPECT_EQ(-EINVAL, a[i].result);
+			EXPECT_EQ(0, a[i].id);
+		} else {
+			EXPECT_EQ(0, a[i].result);
+			EXPECT_LT(0, a[i].id);
+		}
+	}
+	EXPECT_EQ(5, tw_pending(self->fd));
+	while (got < 5) {
+		n = read_events(self->fd, ev, 8, 5000);
+		ASSERT_LT(0, n);
+		for (i = 0; i < n; i++)
+			EXPECT_EQ(a[ev[i].cookie - 100].id, ev[i].id);
+		got += n;
+	}
+}
+
+TEST_F(dev, batch_arm_stops_at_fault)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	char *g = guard_pages();
+	struct twheel_arm *a;
+	const int fit = 3;
+	int i;
+
+	ASSERT_NE(NULL, g);
+	/* 3 entries in the page, the 4th straddles the hole. */
+	a = (struct twheel_arm *)(g + PAGE - fit * sizeof(*a) - 8);
+	for (i = 0; i < fit; i++)
+		a[i] = arm_req(0, 10 * SEC, 0, i);
+	b.count = 6;
+	b.entry_size = sizeof(*a);
+	b.entries = (uintptr_t)a;
+	EXPECT_EQ(fit, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(fit, b.done);
+	for (i = 0; i < fit; i++)
+		EXPECT_LT(0, a[i].id);
+	EXPECT_EQ(fit, tw_pending(self->fd));
+
+	/* Nothing processed: EFAULT. */
+	b.entries = (uintptr_t)(g + PAGE);
+	b.done = 77;
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	b.entries = 0;
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(fit, tw_pending(self->fd));
+	munmap(g, PAGE);
+}
+
+TEST_F(dev, batch_arm_readonly_entries_undone)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm *a;
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	/* Entries 0-1 writable, entry 2 on a read-only page. */
+	a = (struct twheel_arm *)(p + PAGE - 2 * sizeof(*a));
+	a[0] = arm_req(0, 10 * SEC, 0, 0);
+	a[1] = arm_req(0, 10 * SEC, 0, 1);
+	a[2] = arm_req(0, 10 * SEC, 0, 2);
+	ASSERT_EQ(0, mprotect(p + PAGE, PAGE, PROT_READ));
+	b.count = 3;
+	b.entry_size = sizeof(*a);
+	b.entries = (uintptr_t)a;
+	EXPECT_EQ(2, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(2, b.done);
+	/* The third arm could not report its id: undone. */
+	EXPECT_EQ(2, tw_pending(self->fd));
+	munmap(p, 2 * PAGE);
+}
+
+TEST_F(dev, batch_headers)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm a[2] = { arm_req(0, SEC, 0, 0), arm_req(0, SEC, 0, 0) };
+	struct {
+		struct twheel_arm a;
+		uint64_t tail;
+	} big[2] = { { .a = arm_req(0, SEC, 0, 0) },
+		     { .a = arm_req(0, SEC, 0, 0), .tail = 1 } };
+
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	b.count = 0;
+	EXPECT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(0, b.done);
+	b.count = TWHEEL_BATCH_MAX + 1;
+	EXPECT_EQ(-E2BIG, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.count = 2;
+	b.flags = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.flags = 0;
+	b.__reserved = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.__reserved = 0;
+	b.entry_size = sizeof(a[0]) - 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.entry_size = sizeof(struct twheel_cancel);
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.entry_size = 1U << 20;
+	EXPECT_EQ(-E2BIG, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	b.entry_size = sizeof(a[0]);
+	b.size = 4;
+	EXPECT_EQ(-EINVAL, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, NULL));
+	EXPECT_EQ(-EFAULT, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL_BATCH, NULL));
+	EXPECT_EQ(0, tw_pending(self->fd));
+
+	/* Larger entries: zero tail accepted, non-zero tail E2BIG. */
+	big[0].a.size = sizeof(big[0]);
+	big[1].a.size = sizeof(big[1]);
+	b.size = sizeof(b);
+	b.entry_size = sizeof(big[0]);
+	b.entries = (uintptr_t)big;
+	EXPECT_EQ(1, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(2, b.done);
+	EXPECT_EQ(0, big[0].a.result);
+	EXPECT_EQ(-E2BIG, big[1].a.result);
+	EXPECT_EQ(0, big[1].a.id);
+}
+
+TEST_F(dev, batch_cancel)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_cancel c[5];
+	int64_t id1, id2, id3;
+	int i;
+
+	id1 = tw_arm(self->fd, 0, 10 * SEC, 0, 0);
+	id2 = tw_arm(self->fd, 0, 10 * SEC, 0, 0);
+	id3 = tw_arm(self->fd, 0, MS, 0, 0);
+	ASSERT_LT(0, id3);
+	sleep_ms(30);	/* id3's event queued: still counts as pending */
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 5; i++)
+		c[i].size = sizeof(c[0]);
+	c[0].id = id1;
+	c[1].id = 999999;
+	c[2].id = id2;
+	c[3].id = id2;
+	c[4].id = id3;
+	b.count = 5;
+	b.entry_size = sizeof(c[0]);
+	b.entries = (uintptr_t)c;
+	EXPECT_EQ(3, tw_ioctl(self->fd, TWHEEL_IOC_CANCEL_BATCH, &b));
+	EXPECT_EQ(5, b.done);
+	EXPECT_EQ(1, c[0].result);
+	EXPECT_EQ(-ENOENT, c[1].result);
+	EXPECT_EQ(1, c[2].result);
+	EXPECT_EQ(-ENOENT, c[3].result);
+	EXPECT_EQ(1, c[4].result);
+	EXPECT_EQ(0, tw_pending(self->fd));
+}
+
+TEST_F(dev, files_are_isolated)
+{
+	struct twheel_event ev;
+	struct twheel_query q;
+	int other = tw_open(0);
+	int64_t id, oid;
+
+	ASSERT_LE(0, other);
+	id = tw_arm(self->fd, 0, 20 * MS, 0, 1);
+	oid = tw_arm(other, 0, 10 * SEC, 0, 2);
+	/* Each file has its own id space. */
+	EXPECT_EQ(id, oid);
+	id = tw_arm(self->fd, 0, 10 * SEC, 0, 3);
+	EXPECT_EQ(-ENOENT, tw_query(other, id, &q));
+	EXPECT_EQ(-ENOENT, tw_cancel(other, id));
+	EXPECT_EQ(-ENOENT, tw_modify(other, id, 0, MS, 0));
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(3, q.cookie);
+	/* Events go to their own file only. */
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(1, ev.cookie);
+	EXPECT_EQ(-EAGAIN, nonblock_read(other, &ev, 1));
+	EXPECT_EQ(1, tw_pending(other));
+	close(other);
+	EXPECT_EQ(1, tw_pending(self->fd));
+}
+
+TEST_F(dev, close_with_thousands_pending)
+{
+	static struct twheel_arm a[5000];
+	struct twheel_batch b = { .size = sizeof(b), .count = 5000,
+				  .entry_size = sizeof(a[0]),
+				  .entries = (uintptr_t)a };
+	int i, round;
+
+	for (round = 0; round < 3; round++) {
+		int fd = tw_open(0);
+
+		ASSERT_LE(0, fd);
+		for (i = 0; i < 5000; i++)
+			a[i] = arm_req(i % 3 == 2 ? TWHEEL_ARM_FIXED_DELAY : 0,
+				       (i % 50) * MS,
+				       i % 3 ? (1 + i % 7) * MS : 0, i);
+		ASSERT_EQ(5000, tw_ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b));
+		sleep_ms(round * 20);
+		close(fd);
+	}
+}
+
+TEST_F(dev, dup_and_fork_share_the_file)
+{
+	struct twheel_event ev;
+	int fd2 = dup(self->fd);
+	int64_t id;
+	pid_t pid;
+	int status;
+
+	ASSERT_LE(0, fd2);
+	id = tw_arm(fd2, 0, 10 * MS, 0, 11);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(id, ev.id);
+	close(fd2);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The child arms on the inherited file and exits. */
+		_exit(tw_arm(self->fd, 0, 30 * MS, 0, 22) > 0 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The file outlives the child's reference: the timer fires here. */
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(22, ev.cookie);
+	EXPECT_EQ(id + 1, ev.id);
+}
+
+TEST_F(dev, unprivileged_user)
+{
+	pid_t pid;
+	int status;
+
+	if (geteuid())
+		SKIP(return, "needs root to switch to uid 1000");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct twheel_event ev;
+		int fd;
+
+		close(self->fd);
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		fd = tw_open(0);
+		if (fd < 0)
+			_exit(3);
+		if (tw_arm(fd, 0, 5 * MS, 0, 1) <= 0)
+			_exit(4);
+		if (read_events(fd, &ev, 1, 5000) != 1 || ev.cookie != 1)
+			_exit(5);
+		/* A periodic timer and close with it pending. */
+		if (tw_arm(fd, 0, MS, MS, 2) <= 0)
+			_exit(6);
+		sleep_ms(10);
+		close(fd);
+		/* Module parameters are root's. */
+		if (param_write("max_timers_per_fd", 1))
+			_exit(7);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(dev, absolute_clocks)
+{
+	static const clockid_t clocks[] = {
+		CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME
+	};
+	struct twheel_event ev;
+	struct twheel_arm a;
+	unsigned int i;
+	uint64_t m0, m1, c0;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		m0 = now_ns();
+		c0 = clock_ns(clocks[i]);
+		a = arm_req(TWHEEL_ARM_ABS, c0 + 40 * MS, 0, i);
+		a.clockid = clocks[i];
+		ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+		m1 = now_ns();
+		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+		EXPECT_EQ(i, ev.cookie);
+		/* Converted once to CLOCK_MONOTONIC: about mono + 40 ms. */
+		EXPECT_LE(m0 + 40 * MS - MS, ev.deadline);
+		EXPECT_GE(m1 + 40 * MS + MS, ev.deadline);
+		EXPECT_LE(ev.deadline, ev.expired);
+		EXPECT_LE(ev.expired, now_ns());
+
+		/* In the past (REALTIME 1970, BOOTTIME 0): fires at once. */
+		a = arm_req(TWHEEL_ARM_ABS, 1, 0, i);
+		a.clockid = clocks[i];
+		ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+		ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+		EXPECT_EQ(a.id, ev.id);
+		EXPECT_LT(ev.expired - ev.deadline, LATE_MAX);
+	}
+}
+
+TEST_F(dev, relative_overflow_saturates)
+{
+	struct twheel_query q;
+	int64_t id;
+
+	id = tw_arm(self->fd, 0, UINT64_MAX, 0, 0);
+	ASSERT_LT(0, id);
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_LT(now_ns(), q.deadline);
+	EXPECT_LT(100ULL * 365 * 24 * 3600 * SEC, q.remaining);
+	id = tw_arm(self->fd, 0, UINT64_MAX / 2, 1ULL << 62, 0);
+	ASSERT_LT(0, id);
+	EXPECT_EQ(1, tw_cancel(self->fd, id));
+}
+
+FIXTURE(caps) {
+	int fd;
+	unsigned long per_fd, total;
+	bool saved;
+};
+
+FIXTURE_SETUP(caps)
+{
+	self->saved = false;
+	self->fd = tw_open(0);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, DEV " missing: is twheel.ko loaded?");
+	ASSERT_LE(0, self->fd);
+	if (geteuid())
+		SKIP(return, "needs root to change module parameters");
+	if (!param_read("max_timers_per_fd", &self->per_fd) ||
+	    !param_read("max_timers", &self->total))
+		SKIP(return, "module parameters not readable");
+	self->saved = true;
+}
+
+FIXTURE_TEARDOWN(caps)
+{
+	if (self->saved) {
+		param_write("max_timers_per_fd", self->per_fd);
+		param_write("max_timers", self->total);
+	}
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(caps, per_file_cap)
+{
+	struct twheel_info info = { .size = sizeof(info) };
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm a[4];
+	int64_t ids[10];
+	int i, other;
+
+	ASSERT_TRUE(param_write("max_timers_per_fd", 10));
+	ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_INFO, &info));
+	EXPECT_EQ(10, info.max_per_file);
+	for (i = 0; i < 10; i++) {
+		ids[i] = tw_arm(self->fd, 0, 10 * SEC, 0, i);
+		ASSERT_LT(0, ids[i]);
+	}
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 10 * SEC, 0, 0));
+	for (i = 0; i < 4; i++)
+		a[i] = arm_req(0, 10 * SEC, 0, i);
+	b.count = 4;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	EXPECT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(4, b.done);
+	EXPECT_EQ(-ENOSPC, a[3].result);
+	/* Another file has its own allowance. */
+	other = tw_open(0);
+	ASSERT_LE(0, other);
+	EXPECT_LT(0, tw_arm(other, 0, 10 * SEC, 0, 0));
+	close(other);
+	/* After cancels the file can arm again. */
+	EXPECT_EQ(1, tw_cancel(self->fd, ids[0]));
+	EXPECT_EQ(1, tw_cancel(self->fd, ids[1]));
+	b.count = 3;
+	EXPECT_EQ(2, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	EXPECT_EQ(-ENOSPC, a[2].result);
+	/* A read one-shot frees its slot too. */
+	EXPECT_EQ(1, tw_modify(self->fd, ids[2], 0, MS, 0));
+	sleep_ms(30);
+	{
+		struct twheel_event ev;
+
+		EXPECT_EQ(1, nonblock_read(self->fd, &ev, 1));
+	}
+	EXPECT_LT(0, tw_arm(self->fd, 0, 10 * SEC, 0, 0));
+	EXPECT_EQ(10, tw_pending(self->fd));
+}
+
+TEST_F(caps, global_cap)
+{
+	int other = tw_open(0);
+	int64_t id;
+	int i;
+
+	ASSERT_LE(0, other);
+	for (i = 0; i < 3; i++)
+		ASSERT_LT(0, tw_arm(other, 0, 10 * SEC, 0, 0));
+	ASSERT_TRUE(param_write("max_timers", 3));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 10 * SEC, 0, 0));
+	close(other);
+	id = tw_arm(self->fd, 0, 10 * SEC, 0, 0);
+	EXPECT_LT(0, id);
+	EXPECT_EQ(1, tw_cancel(self->fd, id));
+}
+
+TEST_F_TIMEOUT(dev, hundred_thousand_timers, 120)
+{
+	const int total = 100000, per_batch = 50000;
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm *a;
+	struct twheel_event *ev;
+	unsigned char *seen;
+	int i, j, n, got = 0, dup = 0;
+	uint64_t t0, t1;
+
+	a = calloc(per_batch, sizeof(*a));
+	ev = calloc(4096, sizeof(*ev));
+	seen = calloc(total, 1);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, ev);
+	ASSERT_NE(NULL, seen);
+
+	t0 = now_ns();
+	for (i = 0; i < total; i += per_batch) {
+		for (j = 0; j < per_batch; j++)
+			a[j] = arm_req(0, 50 * MS + (uint64_t)(j % 1000) * 200000,
+				       0, i + j);
+		b.count = per_batch;
+		b.entry_size = sizeof(*a);
+		b.entries = (uintptr_t)a;
+		ASSERT_EQ(per_batch, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH,
+					      &b));
+	}
+	t1 = now_ns();
+	TH_LOG("armed %d timers in %llu ms", total,
+	       (unsigned long long)(t1 - t0) / MS);
+	while (got < total) {
+		n = read_events(self->fd, ev, 4096, 10000);
+		ASSERT_LT(0, n);
+		t1 = now_ns();
+		for (i = 0; i < n; i++) {
+			ASSERT_GT(total, ev[i].cookie);
+			if (seen[ev[i].cookie]++)
+				dup++;
+			ASSERT_LE(ev[i].deadline, ev[i].expired);
+			ASSERT_LE(ev[i].expired, t1);
+		}
+		got += n;
+	}
+	EXPECT_EQ(0, dup);
+	EXPECT_EQ(total, got);
+	EXPECT_EQ(-EAGAIN, nonblock_read(self->fd, ev, 1));
+	EXPECT_EQ(0, tw_pending(self->fd));
+	free(a);
+	free(ev);
+	free(seen);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make bench`: installed as /etc/twheel/hooks/bench.sh and run
+# by tools/vm/guest-init.sh (twmode=bench) after twheel.ko and
+# twheel_bench.ko are loaded. Sizes come from /etc/twheel/bench.conf (made
+# by tools/bench/run.sh). Every measurement is one "RESULT kind k=v..." line
+# on stdout; tools/bench/report.py turns them into tables and JSON.
+# shellcheck shell=sh
+
+# shellcheck source=/dev/null
+. /etc/twheel/bench.conf
+: "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
+: "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
+: "${CPU:=1}"
+
+CTL=/sys/kernel/debug/twheel_bench/ctl
+PARAMS=/sys/module/twheel/parameters
+log() { echo "bench: $*" >&2; }
+
+echo "RESULT env kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+[ -w "$CTL" ] || { log "no $CTL: twheel_bench.ko not loaded"; exit 1; }
+echo "RESULT info $(tr '\n' ' ' </sys/kernel/debug/twheel_bench/info)"
+echo "$CPU" >/sys/module/twheel_bench/parameters/bench_cpu
+
+# Lift twheel's caps on pending timers for the userspace and scale runs.
+for p in max_timers max_timers_per_fd; do
+	[ -w "$PARAMS/$p" ] && echo 100000000 >"$PARAMS/$p"
+done
+
+# Idle first, while nothing at all is pending.
+log "idle wake-ups over ${IDLE_S}s, twice"
+twheel-ubench idle "$IDLE_S"
+
+# rotate WORDS...: print the words starting at position $ROT (interleaving).
+rotate() {
+	r=$((ROT % $#))
+	i=0
+	head=
+	rest=
+	for w in "$@"; do
+		if [ "$i" -lt "$r" ]; then rest="$rest $w"; else head="$head $w"; fi
+		i=$((i + 1))
+	done
+	echo "$head $rest"
+}
+
+# Tier 1: in-kernel. Same seed for every implementation of a repetition,
+# implementations interleaved in rotating order.
+kernel_run() { # N REP
+	ROT=$2
+	for impl in $(rotate twheel timer_list hrtimer); do
+		if echo "run $impl $1 $(($2 + 1))" >"$CTL"; then
+			echo "RESULT inkernel rep=$2 $(cat "$CTL")"
+		else
+			log "run $impl $1 failed: $(cat "$CTL")"
+		fi
+	done
+}
+for rep in $(seq 0 $((REPS - 1))); do
+	for n in $KERNEL_NS; do
+		log "in-kernel n=$n rep=$rep"
+		kernel_run "$n" "$rep"
+	done
+done
+if [ "$BIG_N" -gt 0 ]; then
+	for rep in $(seq 0 $((BIG_REPS - 1))); do
+		log "in-kernel n=$BIG_N rep=$rep"
+		kernel_run "$BIG_N" "$rep"
+	done
+fi
+
+# Tier 2: userspace, on the same CPU.
+for rep in $(seq 0 $((REPS - 1))); do
+	for n in $USER_NS; do
+		log "userspace n=$n rep=$rep"
+		ROT=$rep
+		for impl in $(rotate twheel_single twheel_batch timerfd posix); do
+			taskset -c "$CPU" twheel-ubench ops "$impl" "$n" $((rep + 1)) |
+				sed "s/^RESULT user /RESULT user rep=$rep /"
+		done
+	done
+done
+
+log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
+twheel-ubench accuracy "$ACC_N" 1
+
+if [ "$SCALE_N" -gt 0 ]; then
+	log "scale: $SCALE_N twheel timers through the in-kernel API"
+	before=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+	if echo "scale $SCALE_N 1" >"$CTL"; then
+		arm=$(sed -n 's/.* arm_ns=\([0-9.]*\).*/\1/p' "$CTL")
+		after=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+		echo release >"$CTL"
+		cancel=$(sed -n 's/.* cancel_ns=\([0-9.]*\).*/\1/p' "$CTL")
+		echo "RESULT scale impl=twheel n=$SCALE_N mem_kb=$((before - after)) arm_ns=$arm cancel_ns=$cancel"
+	else
+		log "scale failed: $(cat "$CTL")"
+	fi
+fi
+log "done"

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_bench: control of the in-kernel benchmark.
+ *
+ * Loading the module measures nothing. Commands are written to
+ * /sys/kernel/debug/twheel_bench/ctl and run synchronously (the write returns
+ * when the run is over) in a kthread bound to CPU @bench_cpu:
+ *
+ *	run IMPL N SEED		IMPL is twheel, timer_list or hrtimer
+ *	scale N SEED		arm N twheel timers and keep them armed
+ *	release			cancel and free the scale timers
+ *
+ * Reading ctl gives the result of the last command as one line of
+ * key=value pairs (costs in ns per operation); reading info gives the sizes
+ * of the timer structures and the clock geometry.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/twheel.h>
+#include <linux/uaccess.h>
+
+#include "kbench.h"
+
+static unsigned int bench_cpu = 1;
+module_param(bench_cpu, uint, 0644);
+MODULE_PARM_DESC(bench_cpu, "CPU the measurements run on (default 1)");
+
+#define KB_CMD_MAX	64
+#define KB_OUT_MAX	320
+
+static DEFINE_MUTEX(kb_lock);
+static char kb_out[KB_OUT_MAX] = "none\n";
+static struct dentry *kb_dir;
+
+enum kb_cmd { KB_CMD_RUN, KB_CMD_SCALE, KB_CMD_RELEASE };
+
+struct kb_job {
+	enum kb_cmd		cmd;
+	struct kb_result	res;
+	int			ret;
+	struct completion	done;
+};
+
+static int kb_thread(void *data)
+{
+	struct kb_job *job = data;
+
+	switch (job->cmd) {
+	case KB_CMD_RUN:
+		job->ret = kb_run(&job->res);
+		break;
+	case KB_CMD_SCALE:
+		job->ret = kb_scale_arm(job->res.n, job->res.seed, &job->res);
+		break;
+	case KB_CMD_RELEASE:
+		kb_scale_release(&job->res);
+		job->ret = 0;
+		break;
+	}
+	complete(&job->done);
+	return 0;
+}
+
+/* Run @job in a kthread bound to the bench CPU and wait for it. */
+static int kb_exec(struct kb_job *job)
+{
+	unsigned int cpu = bench_cpu;
+	struct task_struct *t;
+
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		cpu = cpumask_first(cpu_online_mask);
+	init_completion(&job->done);
+	t = kthread_create(kb_thread, job, "twheel_bench/%u", cpu);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	/* short waits: a long run must not look like a hung task */
+	while (!wait_for_completion_timeout(&job->done, 10 * HZ))
+		;
+	return job->ret;
+}
+
+/* Format 1/100 ns as a decimal. */
+static int kb_cns(char *buf, size_t len, const char *key, u64 cns)
+{
+	return scnprintf(buf, len, " %s=%llu.%02llu", key, cns / 100,
+			 cns % 100);
+}
+
+static void kb_format(const struct kb_job *job)
+{
+	const struct kb_result *r = &job->res;
+	size_t len = sizeof(kb_out);
+	char *p = kb_out;
+	int n;
+
+	if (job->ret) {
+		scnprintf(kb_out, len, "error=%d\n", job->ret);
+		return;
+	}
+	n = scnprintf(p, len, "cmd=%s impl=%s n=%lu seed=%u",
+		      job->cmd == KB_CMD_RUN ? "run" :
+		      job->cmd == KB_CMD_SCALE ? "scale" : "release",
+		      kb_impl_names[r->impl], r->n, r->seed);
+	n += kb_cns(p + n, len - n, "arm_ns", r->arm_cns);
+	n += kb_cns(p + n, len - n, "cancel_ns", r->cancel_cns);
+	if (job->cmd == KB_CMD_RUN) {
+		n += kb_cns(p + n, len - n, "pattern_ns", r->pattern_cns);
+		n += kb_cns(p + n, len - n, "expire_ns", r->expire_cns);
+		n += kb_cns(p + n, len - n, "batch_ns", r->batch_cns);
+		n += scnprintf(p + n, len - n,
+			       " pattern_ops=%lu fire_delay_ns=%lld late_arm=%d",
+			       r->pattern_ops, r->fire_delay_ns, r->late_arm);
+	}
+	scnprintf(p + n, len - n, "\n");
+}
+
+static int kb_parse(char *cmd, struct kb_job *job)
+{
+	char impl[16];
+	int i;
+
+	memset(job, 0, sizeof(*job));
+	if (sscanf(cmd, "run %15s %lu %u", impl, &job->res.n,
+		   &job->res.seed) == 3) {
+		job->cmd = KB_CMD_RUN;
+		i = match_string(kb_impl_names, KB_NR_IMPLS, impl);
+		if (i < 0)
+			return -EINVAL;
+		job->res.impl = i;
+	} else if (sscanf(cmd, "scale %lu %u", &job->res.n,
+			  &job->res.seed) == 2) {
+		job->cmd = KB_CMD_SCALE;
+		job->res.impl = KB_TWHEEL;
+	} else if (sysfs_streq(cmd, "release")) {
+		job->cmd = KB_CMD_RELEASE;
+		job->res.impl = KB_TWHEEL;
+	} else {
+		return -EINVAL;
+	}
+	if (job->cmd != KB_CMD_RELEASE && !job->res.n)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t kb_ctl_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct kb_job *job;
+	char *cmd;
+	int ret;
+
+	if (count >= KB_CMD_MAX)
+		return -EINVAL;
+	cmd = memdup_user_nul(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out_cmd;
+	}
+	ret = kb_parse(cmd, job);
+	if (ret)
+		goto out_job;
+
+	mutex_lock(&kb_lock);
+	job->ret = kb_exec(job);
+	kb_format(job);
+	ret = job->ret;
+	mutex_unlock(&kb_lock);
+out_job:
+	kfree(job);
+out_cmd:
+	kfree(cmd);
+	return ret ? ret : count;
+}
+
+static ssize_t kb_ctl_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&kb_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, kb_out,
+				      strlen(kb_out));
+	mutex_unlock(&kb_lock);
+	return ret;
+}
+
+static const struct file_operations kb_ctl_fops = {
+	.owner	= THIS_MODULE,
+	.read	= kb_ctl_read,
+	.write	= kb_ctl_write,
+	.llseek	= default_llseek,
+};
+
+static int kb_info_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < KB_NR_IMPLS; i++)
+		seq_printf(m, "sizeof_%s %zu\n", kb_impl_names[i],
+			   kb_timer_size(i));
+	seq_printf(m, "twheel_tick_ns %llu\nhz %u\nbench_cpu %u\n",
+		   twheel_tick_ns(), HZ, bench_cpu);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kb_info);
+
+static int __init kb_init(void)
+{
+	kb_dir = debugfs_create_dir("twheel_bench", NULL);
+	debugfs_create_file("ctl", 0600, kb_dir, NULL, &kb_ctl_fops);
+	debugfs_create_file("info", 0400, kb_dir, NULL, &kb_info_fops);
+	return 0;
+}
+module_init(kb_init);
+
+static void __exit kb_exit(void)
+{
+	struct kb_job job = { .cmd = KB_CMD_RELEASE };
+
+	debugfs_remove(kb_dir);
+	kb_scale_release(&job.res);
+}
+module_exit(kb_exit);
+
+MODULE_DESCRIPTION("twheel benchmark: twheel vs timer_list vs hrtimer");
+MODULE_AUTHOR("twheel developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_bench: in-kernel benchmark of twheel against timer_list and hrtimer.
+ *
+ * kbench_run.c holds the measurement (one implementation, one population
+ * size per run); kbench.c the debugfs control file and the bound kthread
+ * that runs it. The method is described in Documentation/bench.rst.
+ */
+#ifndef _TWHEEL_KBENCH_H
+#define _TWHEEL_KBENCH_H
+
+#include <linux/types.h>
+
+enum kb_impl {
+	KB_TWHEEL,
+	KB_TIMER_LIST,
+	KB_HRTIMER,
+	KB_NR_IMPLS,
+};
+
+/* Network-timeout pattern: at most this many operations per run. */
+#define KB_PATTERN_MAX		100000UL
+/* ... with this many connections in flight (cancel lag in operations). */
+#define KB_PATTERN_WINDOW	64UL
+/* ... and this share of timers cancelled before they expire, in percent. */
+#define KB_PATTERN_CANCEL_PCT	95
+
+/**
+ * struct kb_result - outcome of one run; per-operation costs in 1/100 ns
+ * @impl:	implementation measured
+ * @n:		pending timers (population)
+ * @seed:	seed of the deadline generator (same seed, same deadlines)
+ * @arm_cns:	arm of one timer with a random 1 ms..1 h deadline
+ * @cancel_cns:	cancel of one pending timer
+ * @pattern_cns: one arm plus a 95 % chance of a cancel, on top of @n pending
+ * @pattern_ops: operations in the pattern phase
+ * @expire_cns:	expiry of one timer: CPU busy time from the end of arming to
+ *		the last callback of one batch, / @n
+ * @batch_cns:	expiry of one timer: first to last callback, / (@n - 1)
+ * @fire_delay_ns: first callback of the batch minus its nominal deadline
+ * @late_arm:	the batch was still being armed at its deadline
+ */
+struct kb_result {
+	enum kb_impl	impl;
+	unsigned long	n;
+	u32		seed;
+	u64		arm_cns;
+	u64		cancel_cns;
+	u64		pattern_cns;
+	unsigned long	pattern_ops;
+	u64		expire_cns;
+	u64		batch_cns;
+	s64		fire_delay_ns;
+	bool		late_arm;
+};
+
+extern const char * const kb_impl_names[KB_NR_IMPLS];
+
+int kb_run(struct kb_result *res);
+int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res);
+void kb_scale_release(struct kb_result *res);
+size_t kb_timer_size(enum kb_impl impl);
+
+#endif /* _TWHEEL_KBENCH_H */

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_bench measurement: arm, network-timeout pattern, cancel and expiry
+ * of N timers of one implementation, on the CPU of the calling thread.
+ *
+ * Every implementation gets the same work: the same pseudo-random deadlines
+ * (seeded), the same loop shape, the same callback. Timers are pinned to the
+ * CPU (TIMER_PINNED, HRTIMER_MODE_*_PINNED, twheel's local CPU) so that the
+ * expiry work of the pattern phase lands on the measured CPU.
+ */
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/tick.h>
+#include <linux/timer.h>
+#include <linux/twheel.h>
+
+#include "kbench.h"
+
+#define KB_MIN_US	1000U			/* 1 ms */
+#define KB_SPAN_US	3600000000U		/* 1 h */
+#define KB_PAT_SPAN_US	99000U			/* pattern: 1..100 ms */
+#define KB_CANCEL_FLAG	BIT(31)
+#define KB_RESCHED_MASK	1023UL
+#define KB_WARM_UP	4096UL
+
+const char * const kb_impl_names[KB_NR_IMPLS] = {
+	[KB_TWHEEL]	= "twheel",
+	[KB_TIMER_LIST]	= "timer_list",
+	[KB_HRTIMER]	= "hrtimer",
+};
+
+/* A set of timers of one implementation. */
+struct kb_set {
+	enum kb_impl		impl;
+	unsigned long		n;
+	union {
+		struct twheel_timer	*tw;
+		struct timer_list	*tl;
+		struct hrtimer		*hr;
+		void			*mem;
+	};
+};
+
+/* Expiry accounting, shared by every callback. */
+static atomic_long_t kb_fired;
+static long kb_target = LONG_MAX;
+static u64 kb_first_ns;
+static u64 kb_last_ns;
+static DECLARE_COMPLETION(kb_done);
+
+static void kb_expired(void)
+{
+	long n = atomic_long_inc_return(&kb_fired);
+
+	if (n == 1)
+		WRITE_ONCE(kb_first_ns, ktime_get_ns());
+	if (n == READ_ONCE(kb_target)) {
+		WRITE_ONCE(kb_last_ns, ktime_get_ns());
+		complete(&kb_done);
+	}
+}
+
+static void kb_tw_fn(struct twheel_timer *timer)
+{
+	kb_expired();
+}
+
+static void kb_tl_fn(struct timer_list *timer)
+{
+	kb_expired();
+}
+
+static enum hrtimer_restart kb_hr_fn(struct hrtimer *timer)
+{
+	kb_expired();
+	return HRTIMER_NORESTART;
+}
+
+size_t kb_timer_size(enum kb_impl impl)
+{
+	switch (impl) {
+	case KB_TWHEEL:
+		return sizeof(struct twheel_timer);
+	case KB_TIMER_LIST:
+		return sizeof(struct timer_list);
+	case KB_HRTIMER:
+		return sizeof(struct hrtimer);
+	default:
+		return 0;
+	}
+}
+
+static int kb_set_alloc(struct kb_set *s, enum kb_impl impl, unsigned long n)
+{
+	unsigned long i;
+
+	s->impl = impl;
+	s->n = n;
+	s->mem = kvcalloc(n, kb_timer_size(impl), GFP_KERNEL);
+	if (!s->mem)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		switch (impl) {
+		case KB_TWHEEL:
+			twheel_timer_init(&s->tw[i], kb_tw_fn);
+			break;
+		case KB_TIMER_LIST:
+			timer_setup(&s->tl[i], kb_tl_fn, TIMER_PINNED);
+			break;
+		case KB_HRTIMER:
+			hrtimer_init(&s->hr[i], CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_PINNED);
+			s->hr[i].function = kb_hr_fn;
+			break;
+		default:
+			break;
+		}
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Cancel synchronously (no callback running afterwards) and free. */
+static void kb_set_free(struct kb_set *s)
+{
+	unsigned long i;
+
+	if (!s->mem)
+		return;
+	for (i = 0; i < s->n; i++) {
+		switch (s->impl) {
+		case KB_TWHEEL:
+			twheel_cancel_sync(&s->tw[i]);
+			break;
+		case KB_TIMER_LIST:
+			/* timer_delete_sync() from 6.2 on; same function */
+			del_timer_sync(&s->tl[i]);
+			break;
+		case KB_HRTIMER:
+			hrtimer_cancel(&s->hr[i]);
+			break;
+		default:
+			break;
+		}
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	kvfree(s->mem);
+	s->mem = NULL;
+}
+
+/* Arm timer @i to expire @us microseconds from now. */
+static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
+{
+	u64 ns = (u64)us * NSEC_PER_USEC;
+
+	switch (s->impl) {
+	case KB_TWHEEL:
+		twheel_arm(&s->tw[i], ns, 0);
+		break;
+	case KB_TIMER_LIST:
+		mod_timer(&s->tl[i], jiffies + nsecs_to_jiffies(ns));
+		break;
+	case KB_HRTIMER:
+		hrtimer_start(&s->hr[i], ns_to_ktime(ns),
+			      HRTIMER_MODE_REL_PINNED);
+		break;
+	default:
+		break;
+	}
+}
+
+static __always_inline void kb_cancel(struct kb_set *s, unsigned long i)
+{
+	switch (s->impl) {
+	case KB_TWHEEL:
+		twheel_cancel(&s->tw[i]);
+		break;
+	case KB_TIMER_LIST:
+		/* timer_delete() from 6.2 on; same function */
+		del_timer(&s->tl[i]);
+		break;
+	case KB_HRTIMER:
+		hrtimer_cancel(&s->hr[i]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Per-operation cost in 1/100 ns. */
+static u64 kb_per_op(u64 ns, unsigned long ops)
+{
+	return ops ? div64_u64(ns * 100, ops) : 0;
+}
+
+/* Deadlines in us: uniform in [1 ms, 1 h], from @seed. */
+static u32 *kb_deadlines(unsigned long n, u32 seed)
+{
+	struct rnd_state rnd;
+	unsigned long i;
+	u32 *d;
+
+	d = kvmalloc_array(n, sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return NULL;
+	prandom_seed_state(&rnd, seed);
+	for (i = 0; i < n; i++)
+		d[i] = KB_MIN_US + prandom_u32_state(&rnd) % KB_SPAN_US;
+	return d;
+}
+
+static u64 kb_arm_all(struct kb_set *s, const u32 *d)
+{
+	unsigned long i;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < s->n; i++) {
+		kb_arm(s, i, d[i]);
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+static u64 kb_cancel_all(struct kb_set *s)
+{
+	unsigned long i;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < s->n; i++) {
+		kb_cancel(s, i);
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+/*
+ * Arm and cancel a few thousand timers before measuring, so that one-time
+ * costs (QEMU TCG translating the code path, cold caches) are not charged to
+ * the first measured operations of a small run.
+ */
+static void kb_warm_up(struct kb_set *s, const u32 *d)
+{
+	unsigned long n = s->n;
+	int pass;
+
+	s->n = min(n, KB_WARM_UP);
+	for (pass = 0; pass < 2; pass++) {
+		kb_arm_all(s, d);
+		kb_cancel_all(s);
+	}
+	s->n = n;
+}
+
+/*
+ * Network-timeout pattern on top of the pending population: each operation
+ * arms a 1..100 ms timeout; KB_PATTERN_WINDOW operations later, 95 % of the
+ * timeouts are cancelled (the reply came), the other 5 % are left to expire,
+ * and their expiry runs on this CPU inside the measured interval.
+ */
+static int kb_pattern(enum kb_impl impl, unsigned long m, u32 seed,
+		      struct kb_result *res)
+{
+	struct kb_set p = { };
+	struct rnd_state rnd;
+	unsigned long i;
+	u32 *d;
+	u64 t0;
+	int ret;
+
+	d = kvmalloc_array(m, sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	prandom_seed_state(&rnd, seed ^ 0x5eed5eedU);
+	for (i = 0; i < m; i++) {
+		d[i] = KB_MIN_US + prandom_u32_state(&rnd) % KB_PAT_SPAN_US;
+		if (prandom_u32_state(&rnd) % 100 < KB_PATTERN_CANCEL_PCT)
+			d[i] |= KB_CANCEL_FLAG;
+	}
+	ret = kb_set_alloc(&p, impl, m);
+	if (ret)
+		goto out;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < m; i++) {
+		kb_arm(&p, i, d[i] & ~KB_CANCEL_FLAG);
+		if (i >= KB_PATTERN_WINDOW &&
+		    (d[i - KB_PATTERN_WINDOW] & KB_CANCEL_FLAG))
+			kb_cancel(&p, i - KB_PATTERN_WINDOW);
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	for (i = m - min(m, KB_PATTERN_WINDOW); i < m; i++)
+		if (d[i] & KB_CANCEL_FLAG)
+			kb_cancel(&p, i);
+	res->pattern_cns = kb_per_op(ktime_get_ns() - t0, m);
+	res->pattern_ops = m;
+
+	/* let the uncancelled 5 % expire before tearing down */
+	msleep(KB_PAT_SPAN_US / USEC_PER_MSEC + 20);
+out:
+	kb_set_free(&p);
+	kvfree(d);
+	return ret;
+}
+
+/* Busy (not idle) time of @cpu so far, in us; U64_MAX if not tracked. */
+static u64 kb_busy_us(int cpu)
+{
+	u64 idle = get_cpu_idle_time_us(cpu, NULL);
+
+	if (idle == (u64)-1)
+		return U64_MAX;
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC) - idle;
+}
+
+/*
+ * Expiry: all N timers get one absolute deadline, far enough ahead that
+ * arming ends before it. The cost per timer is the busy time of this CPU
+ * from the end of arming to the last callback, divided by N: everything the
+ * implementation does for these timers on the way (twheel's cascades, the
+ * tick or softirq or hard interrupt, the worker, the callbacks) and nothing
+ * else, since the guest is otherwise idle and this thread sleeps. The span
+ * from the first to the last callback, divided by N - 1, is also reported.
+ */
+static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
+{
+	u64 margin = max_t(u64, 20 * NSEC_PER_MSEC, 3 * arm_ns);
+	u64 timeout_ns = margin + 120 * NSEC_PER_SEC;
+	int cpu = raw_smp_processor_id();
+	unsigned long i, jdl;
+	u64 now, dl, busy0, busy1;
+
+	atomic_long_set(&kb_fired, 0);
+	WRITE_ONCE(kb_target, s->n);
+	reinit_completion(&kb_done);
+
+	now = ktime_get_ns();
+	dl = now + margin;
+	jdl = jiffies + nsecs_to_jiffies(margin);
+	for (i = 0; i < s->n; i++) {
+		switch (s->impl) {
+		case KB_TWHEEL:
+			twheel_arm(&s->tw[i], dl, TWHEEL_ABS);
+			break;
+		case KB_TIMER_LIST:
+			mod_timer(&s->tl[i], jdl);
+			break;
+		case KB_HRTIMER:
+			hrtimer_start(&s->hr[i], ns_to_ktime(dl),
+				      HRTIMER_MODE_ABS_PINNED);
+			break;
+		default:
+			break;
+		}
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	busy0 = kb_busy_us(cpu);
+	res->late_arm = ktime_get_ns() > dl;
+
+	/* short waits: not a hung task, however slow the guest */
+	while (!wait_for_completion_timeout(&kb_done, HZ)) {
+		if (ktime_get_ns() - now > timeout_ns) {
+			WRITE_ONCE(kb_target, LONG_MAX);
+			return -ETIMEDOUT;
+		}
+	}
+	busy1 = kb_busy_us(cpu);
+	WRITE_ONCE(kb_target, LONG_MAX);
+	if (busy0 != U64_MAX && busy1 != U64_MAX)
+		res->expire_cns = kb_per_op((busy1 - busy0) * NSEC_PER_USEC,
+					    s->n);
+	res->batch_cns = kb_per_op(kb_last_ns - kb_first_ns,
+				   max(s->n, 2UL) - 1);
+	res->fire_delay_ns = (s64)(kb_first_ns - dl);
+	return 0;
+}
+
+/**
+ * kb_run() - measure one implementation at one population size
+ * @res:	in: @impl, @n, @seed; out: the costs
+ *
+ * Context: process context, bound to the measured CPU; sleeps.
+ * Return: 0, -ENOMEM, or -ETIMEDOUT if the expiry batch never completed.
+ */
+int kb_run(struct kb_result *res)
+{
+	struct kb_set s = { };
+	u64 arm_ns;
+	u32 *d;
+	int ret;
+
+	d = kb_deadlines(res->n, res->seed);
+	if (!d)
+		return -ENOMEM;
+	ret = kb_set_alloc(&s, res->impl, res->n);
+	if (ret)
+		goto out;
+
+	kb_warm_up(&s, d);
+	arm_ns = kb_arm_all(&s, d);
+	res->arm_cns = kb_per_op(arm_ns, s.n);
+	ret = kb_pattern(res->impl, min(res->n, KB_PATTERN_MAX), res->seed,
+			 res);
+	if (ret)
+		goto out;
+	res->cancel_cns = kb_per_op(kb_cancel_all(&s), s.n);
+	ret = kb_expire(&s, arm_ns, res);
+out:
+	kb_set_free(&s);
+	kvfree(d);
+	return ret;
+}
+
+/* Scale test: a population of twheel timers kept armed between commands. */
+static struct kb_set kb_scale_set;
+
+/**
+ * kb_scale_arm() - arm and keep @n twheel timers with 1 ms..1 h deadlines
+ * @n:		number of timers
+ * @seed:	seed of the deadlines
+ * @res:	out: @arm_cns
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EBUSY if the scale timers are already armed, or -ENOMEM.
+ */
+int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res)
+{
+	u32 *d;
+	int ret;
+
+	if (kb_scale_set.mem)
+		return -EBUSY;
+	d = kb_deadlines(n, seed);
+	if (!d)
+		return -ENOMEM;
+	ret = kb_set_alloc(&kb_scale_set, KB_TWHEEL, n);
+	if (!ret)
+		res->arm_cns = kb_per_op(kb_arm_all(&kb_scale_set, d), n);
+	kvfree(d);
+	return ret;
+}
+
+/**
+ * kb_scale_release() - cancel and free the scale population
+ * @res:	out: @cancel_cns
+ *
+ * Context: process context; sleeps.
+ */
+void kb_scale_release(struct kb_result *res)
+{
+	if (!kb_scale_set.mem)
+		return;
+	res->cancel_cns = kb_per_op(kb_cancel_all(&kb_scale_set),
+				    kb_scale_set.n);
+	kb_set_free(&kb_scale_set);
+}

@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the RESULT lines of a `make bench` guest run (and the host core
+tier's JSON rows) into build/bench/results.json, readable tables with
+twheel/peer ratios, the targets of the issue as met/missed, and gnuplot PNGs.
+
+Only measured values are reported: a figure that was not measured is absent
+(null in JSON, "-" in tables, "not measured" for a target).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer"]
+USER_IMPLS = ["twheel_single", "twheel_batch", "timerfd", "posix"]
+
+
+def parse_kv(text):
+    out = {}
+    for tok in text.split():
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out[k] = v
+    return out
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_results(path):
+    """RESULT lines, from the guest's results channel or a plain file."""
+    res = defaultdict(list)
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("TW|hook|"):
+                line = line.split("|", 3)[3]
+            if not line.startswith("RESULT "):
+                continue
+            parts = line.split(" ", 2)
+            if len(parts) < 3:
+                continue
+            res[parts[1]].append(parse_kv(parts[2]))
+    return res
+
+
+def read_core(path):
+    """bench-core.sh rows: a JSON array, or one JSON object per line."""
+    if not path or not os.path.exists(path):
+        return []
+    text = open(path).read().strip()
+    if not text:
+        return []
+    try:
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = data.get("core", data.get("rows", [data]))
+        return [r for r in data if isinstance(r, dict)]
+    except json.JSONDecodeError:
+        rows = []
+        for line in text.splitlines():
+            line = line.strip().rstrip(",")
+            if line.startswith("{"):
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+        return rows
+
+
+def medians(rows, impls, fields):
+    """Median over repetitions of each field, per (impl, n)."""
+    groups = defaultdict(list)
+    for r in rows:
+        if "n" in r and "impl" in r:
+            groups[(r["impl"], int(r["n"]))].append(r)
+    out = []
+    order = {name: i for i, name in enumerate(impls)}
+    for (impl, n), grp in sorted(groups.items(),
+                                 key=lambda x: (x[0][1], order.get(x[0][0], 99))):
+        row = {"impl": impl, "n": n, "reps": len(grp)}
+        for f in fields:
+            vals = [num(g.get(f)) for g in grp if num(g.get(f)) is not None]
+            row[f] = round(statistics.median(vals), 2) if vals else None
+        out.append(row)
+    return out
+
+
+def get(rows, impl, n, field):
+    for r in rows:
+        if r["impl"] == impl and r["n"] == n:
+            return r.get(field)
+    return None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def table(title, rows, impls, fields, base, peers):
+    """Print per-N tables of every field, with base/peer ratios."""
+    print(f"\n== {title}")
+    ns = sorted({r["n"] for r in rows})
+    for f in fields:
+        head = [f"{'N':>9}"] + [f"{i:>14}" for i in impls] + \
+               [f"{base + '/' + p:>24}" for p in peers]
+        print(f"-- {f}")
+        print(" ".join(head))
+        for n in ns:
+            cells = [f"{n:>9}"]
+            for i in impls:
+                cells.append(f"{fmt(get(rows, i, n, f)):>14}")
+            for p in peers:
+                r = ratio(get(rows, base, n, f), get(rows, p, n, f))
+                cells.append(f"{fmt(r, 2):>24}")
+            print(" ".join(cells))
+
+
+class Targets:
+    def __init__(self):
+        self.items = []
+
+    def add(self, name, met, measured):
+        state = "not measured" if met is None else ("met" if met else "missed")
+        self.items.append({"target": name, "status": state,
+                           "measured": measured})
+        print(f"  [{state:>12}] {name}: {measured}")
+
+
+def check_targets(data):
+    t = Targets()
+    ik, us, core = data["inkernel"], data["user"], data["core"]
+    print("\n== Targets (reported, not asserted)")
+    ns = sorted({r["n"] for r in ik})
+    for op in ("arm_ns", "cancel_ns"):
+        rs = [ratio(get(ik, "twheel", n, op), get(ik, "timer_list", n, op))
+              for n in ns]
+        rs = [r for r in rs if r is not None]
+        worst = max(rs) if rs else None
+        t.add(f"in-kernel {op[:-3]} <= 1.2x timer_list at every N",
+              None if worst is None else worst <= 1.2,
+              "twheel/timer_list " + ", ".join(
+                  f"{n:g}: {fmt(ratio(get(ik, 'twheel', n, op), get(ik, 'timer_list', n, op)), 2)}"
+                  for n in ns))
+        top = max(ns) if ns else None
+        r = ratio(get(ik, "hrtimer", top, op), get(ik, "twheel", top, op)) if top else None
+        note = "" if top == 1000000 else f" (largest N measured: {top}; 1e6 not run)"
+        t.add(f"in-kernel {op[:-3]} >= 2x faster than hrtimer at 1e6",
+              None if r is None or top != 1000000 else r >= 2,
+              f"hrtimer/twheel at N={top}: {fmt(r, 2)}{note}")
+        vals = [get(ik, "twheel", n, op) for n in ns]
+        vals = [v for v in vals if v]
+        flat = max(vals) / min(vals) if vals else None
+        t.add(f"in-kernel twheel {op[:-3]} flat in N (max/min <= 1.5)",
+              None if flat is None else flat <= 1.5,
+              f"max/min over N = {fmt(flat, 2)}")
+    uns = sorted({r["n"] for r in us})
+    for op, name, where in (("arm_ns", "arm", "every N"),
+                            ("deliver_ns", "delivery", "largest N"),
+                            ("deliver_awake_ns", "delivery once awake",
+                             "largest N")):
+        rs = {n: ratio(get(us, "timerfd", n, op), get(us, "twheel_batch", n, op))
+              for n in uns}
+        vals = [v for v in rs.values() if v is not None]
+        if where == "largest N":
+            vals = [rs[uns[-1]]] if uns and rs[uns[-1]] is not None else []
+        t.add(f"userspace batched {name} >= 10x timerfd per timer ({where})",
+              None if not vals else min(vals) >= 10,
+              "timerfd/twheel_batch " + ", ".join(
+                  f"{n:g}: {fmt(v, 1)}" for n, v in rs.items()))
+    top = max(uns) if uns else None
+    r = ratio(get(us, "twheel_batch", top, "kmem_bytes_per_timer"),
+              get(us, "timerfd", top, "kmem_bytes_per_timer")) if top else None
+    t.add("kernel memory per userspace timer <= 1/4 of a timerfd's",
+          None if r is None else r <= 0.25,
+          f"twheel/timerfd at N={top}: {fmt(r, 3)} "
+          f"({fmt(get(us, 'twheel_batch', top, 'kmem_bytes_per_timer'))} B vs "
+          f"{fmt(get(us, 'timerfd', top, 'kmem_bytes_per_timer'))} B)")
+    acc = [a for a in data["accuracy"] if a["impl"] == "twheel"]
+    t.add("zero early expirations (twheel)",
+          None if not acc else acc[0]["early"] == 0,
+          f"early = {acc[0]['early'] if acc else '-'} of {acc[0]['n'] if acc else '-'}")
+    idle = data["idle_wakeups_per_s"]
+    t.add("idle wake-ups 0/s with nothing pending",
+          None if idle is None else idle == 0,
+          f"{fmt(idle, 2)}/s (one timer 1 h away: "
+          f"{fmt(data['idle_wakeups_per_s_one_timer_1h'], 2)}/s)")
+    if core:
+        impls = sorted({r["impl"] for r in core})
+        heap = [i for i in impls if "heap" in i]
+        wheel = [i for i in impls if "heap" not in i]
+        cns = sorted({int(r["n"]) for r in core})
+        for op in ("arm_instr", "cancel_instr"):
+            if not heap or not wheel:
+                t.add(f"core {op} below the heap's at 1e5+", None,
+                      f"implementations {impls}")
+                continue
+            w, h = wheel[0], heap[0]
+            cv = {int(r["n"]): num(r.get(op)) for r in core if r["impl"] == w}
+            hv = {int(r["n"]): num(r.get(op)) for r in core if r["impl"] == h}
+            big = [n for n in cns if n >= 100000 and cv.get(n) and hv.get(n)]
+            vals = [v for v in cv.values() if v]
+            flat = max(vals) / min(vals) if vals else None
+            t.add(f"core {op} flat in N (max/min <= 1.5)",
+                  None if flat is None else flat <= 1.5,
+                  f"{w}: max/min = {fmt(flat, 2)}")
+            t.add(f"core {op} below the heap's at 1e5+",
+                  None if not big else all(cv[n] < hv[n] for n in big),
+                  ", ".join(f"{n:g}: {w}/{h} = {fmt(cv[n] / hv[n], 2)}"
+                            for n in big) or "no N >= 1e5")
+    else:
+        t.add("core arm/cancel instructions flat in N and below the heap's", None,
+              "core tier did not run")
+    return t.items
+
+
+def gnuplot(script, cwd):
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, cwd=cwd,
+                       check=True, capture_output=True)
+        return True
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report: gnuplot failed: {getattr(e, 'stderr', e)}",
+              file=sys.stderr)
+        return False
+
+
+def plot_costs(data, out):
+    """bench.png: per-op cost vs N, every implementation, every tier."""
+    panels = []
+    for tier, impls, fields in (("inkernel", KERNEL_IMPLS,
+                                 ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns"]),
+                                ("user", USER_IMPLS,
+                                 ["arm_ns", "cancel_ns", "deliver_ns",
+                                  "kmem_bytes_per_timer"]),
+                                ("core", sorted({r["impl"] for r in data["core"]}),
+                                 ["arm_instr", "cancel_instr", "expire_instr"])):
+        rows = data[tier]
+        for f in fields:
+            series = []
+            for impl in impls:
+                pts = sorted((int(r["n"]), num(r.get(f))) for r in rows
+                             if r["impl"] == impl and num(r.get(f)))
+                if pts:
+                    name = f"{tier}-{f}-{impl}.dat"
+                    with open(os.path.join(out, "plot", name), "w") as fh:
+                        fh.writelines(f"{n} {v}\n" for n, v in pts)
+                    series.append((impl, name))
+            if series:
+                panels.append((f"{tier}: {f}", series))
+    if not panels:
+        return None
+    cols = 4
+    rowsn = (len(panels) + cols - 1) // cols
+    s = [f"set terminal pngcairo size {cols * 420},{rowsn * 320} font ',9' noenhanced",
+         "set output 'bench.png'", "set logscale xy", "set key top left",
+         "set grid", "set xlabel 'pending timers N'",
+         f"set multiplot layout {rowsn},{cols}"]
+    for title, series in panels:
+        s.append(f"set title '{title}'")
+        s.append("plot " + ", ".join(
+            f"'plot/{name}' using 1:2 with linespoints title '{impl}'"
+            for impl, name in series))
+    s.append("unset multiplot")
+    return "bench.png" if gnuplot("\n".join(s) + "\n", out) else None
+
+
+def plot_lateness(data, out):
+    qs = data.get("lateness_quantiles_us", {})
+    if not qs:
+        return None
+    series = []
+    for impl, q in qs.items():
+        name = f"lateness-{impl}.dat"
+        with open(os.path.join(out, "plot", name), "w") as fh:
+            fh.writelines(f"{v} {i}\n" for i, v in enumerate(q))
+        series.append((impl, name))
+    s = ["set terminal pngcairo size 900,500 font ',10' noenhanced",
+         "set output 'lateness.png'", "set grid", "set key bottom right",
+         "set title 'lateness distribution (same run, same deadlines)'",
+         "set logscale x",
+         "set xlabel 'lateness (us, observed by the reader; log scale)'",
+         "set ylabel 'percentile'", "set yrange [0:100]",
+         "plot " + ", ".join(f"'plot/{n}' using 1:2 with lines lw 2 title '{i}'"
+                             for i, n in series)]
+    return "lateness.png" if gnuplot("\n".join(s) + "\n", out) else None
+
+
+def md_table(rows, impls, field, base, peers, nd=1):
+    ns = sorted({r["n"] for r in rows})
+    head = ["N"] + impls + [f"{base}/{p}" for p in peers]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for n in ns:
+        cells = [f"{n:g}"] + [fmt(get(rows, i, n, field), nd) for i in impls]
+        cells += [fmt(ratio(get(rows, base, n, field), get(rows, p, n, field)), 2)
+                  for p in peers]
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def write_markdown(data, path):
+    """A README "Results" section from this run's figures only."""
+    e = data["environment"]
+    L = ["## Results", "",
+         f"Measured by `{'QUICK=1 ' if e['quick'] else ''}make bench` on Debian's "
+         f"stock kernel {e['kernel']} in a QEMU guest ({e['cpus']} vCPUs, accel "
+         f"{e['accel']}) on a {e['host_cpu']} host"
+         + (f" (host load average {e['host_loadavg']})" if e.get("host_loadavg") else "")
+         + ". Under TCG absolute times are inflated several-fold; compare "
+         "implementations, not absolute figures. Method: "
+         "Documentation/bench.rst.", ""]
+    if data["inkernel"]:
+        L += ["### In-kernel, ns per operation (median)", ""]
+        for f in ("arm_ns", "cancel_ns", "pattern_ns", "expire_ns"):
+            L += [f"**{f}**", "", md_table(data["inkernel"], KERNEL_IMPLS, f,
+                                          "twheel", ["timer_list", "hrtimer"]), ""]
+    if data["user"]:
+        L += ["### Userspace, ns per timer (median); kernel bytes per timer", ""]
+        for f in ("arm_ns", "cancel_ns", "deliver_ns", "deliver_awake_ns",
+                  "kmem_bytes_per_timer"):
+            L += [f"**{f}**", "", md_table(data["user"], USER_IMPLS, f,
+                                          "twheel_batch", ["timerfd", "posix"]), ""]
+    if data["core"]:
+        impls = sorted({r["impl"] for r in data["core"]})
+        w = [i for i in impls if "heap" not in i] or impls
+        L += ["### Host-native core, instructions per operation (callgrind)", ""]
+        for f in ("arm_instr", "cancel_instr", "expire_instr"):
+            L += [f"**{f}**", "", md_table(data["core"], impls, f, w[0],
+                                          [i for i in impls if i != w[0]], 0), ""]
+    if data["accuracy"]:
+        L += ["### Accuracy (same deadlines, same run)", "",
+              "| impl | n | early | p50 us | p99 us | max us |", "|---|---|---|---|---|---|"]
+        L += [f"| {r['impl']} | {r['n']} | {r['early']} | {fmt(r['p50_us'])} | "
+              f"{fmt(r['p99_us'])} | {fmt(r['max_us'])} |" for r in data["accuracy"]]
+        L.append("")
+    L += [f"Idle: {fmt(data['idle_wakeups_per_s'], 2)} twheel wake-ups/s with nothing "
+          f"pending, {fmt(data['idle_wakeups_per_s_one_timer_1h'], 2)}/s with one "
+          "timer 1 h away.", "",
+          f"sizeof(struct twheel_timer) = {data['timer_struct_bytes']} bytes ("
+          + ", ".join(f"{k} {v}" for k, v in data["timer_struct_bytes_peers"].items())
+          + ").", ""]
+    for r in data["scale"]:
+        L += [f"Scale: {r['n']:g} pending twheel timers took {r['mem_mb']} MB "
+              f"({r['mem_bytes_per_timer']} bytes per timer, the caller's struct "
+              f"included) and were armed at {r['arm_per_s']} per second.", ""]
+    L += ["### Targets", "", "| target | status | measured |", "|---|---|---|"]
+    L += [f"| {t['target']} | {t['status']} | {t['measured']} |" for t in data["targets"]]
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--core")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--accel", default="unknown")
+    ap.add_argument("--quick", default="0")
+    ap.add_argument("--host-load", default=None)
+    a = ap.parse_args()
+
+    res = read_results(a.results)
+    for r in res["user"]:
+        d, f = num(r.get("deliver_ns")), num(r.get("first_us"))
+        if d is not None and f is not None:
+            # delivery once the reader is awake: without the wake-up latency
+            r["deliver_awake_ns"] = str(d - f * 1000 / int(r["n"]))
+    os.makedirs(os.path.join(a.out, "plot"), exist_ok=True)
+    env = res["env"][0] if res["env"] else {}
+    idle = res["idle"][0] if res["idle"] else {}
+
+    data = {
+        "environment": {
+            "kernel": env.get("kernel"),
+            "cpus": int(env["cpus"]) if env.get("cpus") else None,
+            "accel": a.accel,
+            "guest_mem_kb": int(env["mem_kb"]) if env.get("mem_kb") else None,
+            "host_cpu": host_cpu(),
+            "quick": a.quick == "1",
+            "host_loadavg": a.host_load,
+        },
+        "inkernel": medians(res["inkernel"], KERNEL_IMPLS,
+                            ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns",
+                             "batch_ns", "fire_delay_ns", "pattern_ops"]),
+        "user": medians(res["user"], USER_IMPLS,
+                        ["arm_ns", "cancel_ns", "deliver_ns",
+                         "kmem_bytes_per_timer", "first_us",
+                         "deliver_awake_ns"]),
+        "core": [],
+        "accuracy": [],
+        "idle_wakeups_per_s": num(idle.get("wakeups_per_s_none")),
+        "idle_wakeups_per_s_one_timer_1h": num(idle.get("wakeups_per_s_one_1h")),
+        "timer_struct_bytes": None,
+        "timer_struct_bytes_peers": {},
+        "scale": [],
+        "lateness_quantiles_us": {},
+    }
+    for r in read_info(a.results):
+        k, v = r
+        if k == "sizeof_twheel":
+            data["timer_struct_bytes"] = int(v)
+        elif k.startswith("sizeof_"):
+            data["timer_struct_bytes_peers"][k[7:]] = int(v)
+        else:
+            data["environment"][k] = num(v)
+    for r in read_core(a.core):
+        row = {"impl": r.get("impl"), "n": int(r.get("n", 0))}
+        for f in ("arm_instr", "cancel_instr", "expire_instr",
+                  "arm_ns", "cancel_ns", "expire_ns"):
+            if f in r:
+                row[f] = num(r.get(f))
+        data["core"].append(row)
+    for r in res["accuracy"]:
+        data["accuracy"].append({
+            "impl": r["impl"], "n": int(r["n"]), "early": int(r["early"]),
+            "p50_us": num(r["p50_us"]), "p99_us": num(r["p99_us"]),
+            "max_us": num(r["max_us"]), "late_arm": r.get("late_arm") == "1",
+            "kernel_early": int(r["kernel_early"]) if "kernel_early" in r else None,
+            "kernel_max_us": num(r.get("kernel_max_us"))})
+    for r in res["lateness"]:
+        data["lateness_quantiles_us"][r["impl"]] = \
+            [float(x) for x in r["q_us"].split(",")]
+    for r in res["scale"]:
+        n = int(r["n"])
+        data["scale"].append({
+            "impl": r.get("impl", "twheel"), "n": n,
+            "mem_bytes_per_timer": round(int(r["mem_kb"]) * 1024 / n, 1),
+            "mem_mb": round(int(r["mem_kb"]) / 1024, 1),
+            "arm_ns": num(r.get("arm_ns")),
+            "arm_per_s": round(1e9 / num(r["arm_ns"])) if num(r.get("arm_ns")) else None,
+            "cancel_ns": num(r.get("cancel_ns"))})
+
+    e = data["environment"]
+    print(f"twheel bench: kernel {e['kernel']}, {e['cpus']} vCPUs, accel {e['accel']}"
+          f"{', QUICK' if e['quick'] else ''}; host {e['host_cpu']}")
+    if e["host_loadavg"]:
+        print(f"host load average (1/5/15 min) {e['host_loadavg']}: other work on "
+              "the host inflates and scatters every figure below")
+    print(f"sizeof(struct twheel_timer) = {data['timer_struct_bytes']} B; peers: "
+          + ", ".join(f"{k} {v} B" for k, v in data["timer_struct_bytes_peers"].items()))
+    if data["inkernel"]:
+        table("Tier 1: in-kernel, ns per operation (median of reps)",
+              data["inkernel"], KERNEL_IMPLS,
+              ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns"], "twheel",
+              ["timer_list", "hrtimer"])
+    if data["user"]:
+        table("Tier 2: userspace, ns per timer (median of reps); kmem in bytes",
+              data["user"], USER_IMPLS,
+              ["arm_ns", "cancel_ns", "deliver_ns", "deliver_awake_ns",
+               "kmem_bytes_per_timer"],
+              "twheel_batch", ["timerfd", "posix"])
+    if data["core"]:
+        impls = sorted({r["impl"] for r in data["core"]})
+        wheel = [i for i in impls if "heap" not in i]
+        table("Tier 3: host-native core, instructions per operation",
+              data["core"], impls, ["arm_instr", "cancel_instr", "expire_instr"],
+              wheel[0] if wheel else impls[0],
+              [i for i in impls if i != (wheel[0] if wheel else impls[0])])
+    else:
+        print("\n== Tier 3: host-native core: not run (tools/testing/twheel/bench-core.sh missing or failed)")
+    if data["accuracy"]:
+        print("\n== Accuracy (same deadlines, same run)")
+        print(f"{'impl':>10} {'n':>7} {'early':>6} {'p50_us':>9} {'p99_us':>9} {'max_us':>9}")
+        for r in data["accuracy"]:
+            print(f"{r['impl']:>10} {r['n']:>7} {r['early']:>6} {fmt(r['p50_us']):>9} "
+                  f"{fmt(r['p99_us']):>9} {fmt(r['max_us']):>9}")
+    print(f"\n== Idle: twheel tick wake-ups/s: nothing pending {fmt(data['idle_wakeups_per_s'], 2)}, "
+          f"one timer 1 h away {fmt(data['idle_wakeups_per_s_one_timer_1h'], 2)}")
+    for r in data["scale"]:
+        print(f"\n== Scale: {r['n']} twheel timers: {r['mem_mb']} MB "
+              f"({r['mem_bytes_per_timer']} B/timer incl. the caller's struct), "
+              f"arm {fmt(r['arm_ns'])} ns ({r['arm_per_s']}/s), cancel {fmt(r['cancel_ns'])} ns")
+
+    data["targets"] = check_targets(data)
+    data["plots"] = [p for p in (plot_costs(data, a.out), plot_lateness(data, a.out)) if p]
+    write_markdown(data, os.path.join(a.out, "RESULTS.md"))
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(data, f, indent=1)
+    print(f"\nwrote {os.path.join(a.out, 'results.json')}"
+          + "".join(f", {os.path.join(a.out, p)}" for p in data["plots"]))
+    return 0
+
+
+def read_info(path):
+    """The info record holds 'key value' pairs on one line."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("TW|hook|"):
+                line = line.split("|", 3)[3]
+            if line.startswith("RESULT info "):
+                toks = line.split()[2:]
+                out += list(zip(toks[0::2], toks[1::2]))
+    return out
+
+
+def host_cpu():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

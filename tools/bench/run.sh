@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: build what is needed, run the three tiers, report.
+#   tools/bench/run.sh          default run (about 15 minutes on 2 host cores)
+#   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
+#                               no scale test (about 3 minutes)
+# Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
+# guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
+# twheel_bench.ko built against its headers; tier 3 is the host-native core
+# benchmark, tools/testing/twheel/bench-core.sh. Outputs under build/bench/:
+# results.json, bench.png, lateness.png, and the raw guest log.
+# Environment: QUICK, TW_BENCH_CPU (guest CPU measured, default 1),
+# TW_BENCH_TIMEOUT (guest time limit, s).
+set -euo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/../vm/lib.sh"
+
+VM=$TW_TOP/tools/vm
+BENCH=$TW_TOP/tools/bench
+OUT=$TW_BUILD/bench
+QUICK=${QUICK:-0}
+mkdir -p "$OUT"
+cd "$TW_TOP"
+
+# ------------------------------------------------------------ sizes
+if [ "$QUICK" = 1 ]; then
+	cat >"$OUT/bench.conf" <<-EOF
+		KERNEL_NS="1000 10000 100000"
+		REPS=3
+		BIG_N=0
+		USER_NS="1000 10000"
+		ACC_N=10000
+		IDLE_S=5
+		SCALE_N=0
+	EOF
+	mem=2G limit=${TW_BENCH_TIMEOUT:-600}
+else
+	cat >"$OUT/bench.conf" <<-EOF
+		KERNEL_NS="1000 10000 100000"
+		REPS=5
+		BIG_N=1000000
+		BIG_REPS=3
+		USER_NS="1000 10000 100000"
+		ACC_N=10000
+		IDLE_S=5
+		SCALE_N=10000000
+	EOF
+	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
+fi
+echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
+
+# ------------------------------------------------------------ build
+t0=$(date +%s)
+tw_stage "stock kernel image" "$VM/setup.sh" stock
+kdir=$(tw_stock_headers) || tw_die "no Debian linux-headers-*-amd64"
+krel=$(tw_kdir_release "$kdir")
+image=$(tw_stock_dir)/vmlinuz
+mod=$OUT/mod-$krel
+
+mapfile -t built < <("$VM/build-module.sh" "$kdir" "$mod")
+kos=()
+for ko in "${built[@]}"; do
+	case "$(basename "$ko")" in
+	twheel.ko | twheel_bench.ko) kos+=("$ko") ;;
+	esac
+done
+[ -f "$mod/twheel.ko" ] || tw_die "twheel.ko was not built for $krel"
+# twheel_bench.ko: from the top-level Kbuild if it lists it, else as its own
+# external module against twheel.ko's symbols.
+if [ ! -f "$mod/twheel_bench.ko" ] || [ ${#kos[@]} -lt 2 ]; then
+	tw_log "modules: twheel_bench.ko (M=$mod/tools/bench)"
+	make -C "$kdir" M="$mod/tools/bench" KBUILD_EXTRA_SYMBOLS="$mod/Module.symvers" \
+		-j2 modules >"$OUT/bench-module.log" 2>&1 || {
+		tail -n 30 "$OUT/bench-module.log" >&2
+		tw_die "twheel_bench.ko build failed"
+	}
+	kos=("$mod/twheel.ko" "$mod/tools/bench/twheel_bench.ko")
+fi
+
+tw_log "userspace: twheel-ubench (static)"
+${CC:-gcc} -Wall -Wextra -O2 -I uapi -o "$OUT/twheel-ubench" \
+	"$BENCH/ubench.c" "$BENCH/ubench_acc.c" -static -pthread
+
+initrd=$OUT/initramfs-$krel.cpio.gz
+TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf" \
+	"$VM/mkinitramfs.sh" "$initrd" "${kos[@]}"
+
+# ------------------------------------------------------------ guest tiers
+if grep -qwE 'vmx|svm' /proc/cpuinfo && { : <>/dev/kvm; } 2>/dev/null; then
+	accel=kvm
+else
+	accel=tcg
+fi
+label=bench-$krel
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+TW_SMP=4 TW_MEM=$mem tw_stage "guest: in-kernel, userspace, accuracy, idle, scale" \
+	"$VM/run-qemu.sh" -m bench -t "$limit" -n "$label" "$image" "$initrd"
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
+cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
+if grep -q '^TW|check|not ok|' "$OUT/guest.results.log"; then
+	grep '^TW|check|not ok|' "$OUT/guest.results.log" | sed 's/^/  guest: /' >&2
+fi
+
+# ------------------------------------------------------------ host core tier
+core=$OUT/core.json
+: >"$core"
+if [ -x "$TW_TOP/tools/testing/twheel/bench-core.sh" ]; then
+	[ "$QUICK" = 1 ] && export BENCH_NS="1000 10000 100000"
+	tw_stage "host-native core (callgrind)" \
+		nice "$TW_TOP/tools/testing/twheel/bench-core.sh" "$core" >"$OUT/core.txt" ||
+		tw_log "core tier failed; reported as not run"
+else
+	tw_log "core tier: tools/testing/twheel/bench-core.sh not present; skipped"
+fi
+
+# ------------------------------------------------------------ report
+python3 "$BENCH/report.py" --results "$OUT/guest.results.log" --core "$core" \
+	--out "$OUT" --accel "$accel" --quick "$QUICK" \
+	--host-load "before: $load0; after: $load1; host cpus: $(nproc)"
+tw_log "bench finished in $(($(date +%s) - t0))s"

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim: the kernel types twheel/wheel.c uses. */
+#ifndef _TW_SHIM_LINUX_TYPES_H
+#define _TW_SHIM_LINUX_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+#define U64_MAX		UINT64_MAX
+#define BITS_PER_LONG	(8 * (int)sizeof(long))
+
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: build everything and run the tests in VMs, on
+#   debug  the 6.12 test kernel (KASAN, lockdep, kmemleak, KUnit...; built and
+#          cached by tools/vm/build-kernel.sh): KUnit + selftests + checks
+#   stock  Debian's own kernel matching linux-headers-*-amd64 (no KUnit):
+#          selftests + load/unload checks
+# $KERNELS (or $TW_KERNELS) picks a subset, e.g. KERNELS=stock. Boot limits:
+# $TW_TIMEOUT_DEBUG (default 1200 s) and $TW_TIMEOUT_STOCK (600 s).
+# The last line of output is "twheel: N passed, N failed, N skipped", summed
+# over the kernels; the exit status is 1 if anything failed.
+set -uo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+VM=$TW_TOP/tools/vm
+kernels=${KERNELS:-${TW_KERNELS:-debug stock}}
+passed=0 failed=0 skipped=0
+t_start=$(date +%s)
+
+summary() {
+	tw_log "make check took $(($(date +%s) - t_start))s"
+	echo "twheel: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+	exit
+}
+# A stage that failed in a way no test could count.
+stage_failed() {
+	tw_log "FAILED: $*"
+	failed=$((failed + 1))
+}
+
+cd "$TW_TOP" || exit 1
+tw_stage "setup (packages, kernel source, stock kernel image)" "$VM/setup.sh" all ||
+	{ stage_failed "setup"; summary; }
+tw_stage "userspace: selftests, twheelctl, uapi header check" \
+	"${MAKE:-make}" --no-print-directory -s tools uapi-check ||
+	{ stage_failed "userspace build"; summary; }
+
+kunit_py=$TW_SRC/tools/testing/kunit/kunit.py
+for k in $kernels; do
+	case $k in
+	debug)
+		kdir=$(tw_stage "debug kernel: tinyconfig + selftests/config (cached)" \
+			"$VM/build-kernel.sh") || { stage_failed "debug kernel build"; continue; }
+		image=$kdir/arch/x86/boot/bzImage
+		limit=${TW_TIMEOUT_DEBUG:-1200}
+		;;
+	stock)
+		kdir=$(tw_stock_headers) || { stage_failed "no stock kernel headers"; continue; }
+		image=$(tw_stock_dir)/vmlinuz
+		limit=${TW_TIMEOUT_STOCK:-600}
+		;;
+	*)
+		stage_failed "unknown kernel '$k' in KERNELS (debug, stock)"
+		continue
+		;;
+	esac
+	krel=$(tw_kdir_release "$kdir")
+	name=$k-$krel
+	tw_log "=== $name: $kdir"
+
+	mapfile -t kos < <(tw_stage "$name: build modules in build/mod-$krel" \
+		"$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")
+	if [ ${#kos[@]} -eq 0 ]; then
+		stage_failed "$name: module build"
+		continue
+	fi
+	initrd=$TW_BUILD/initramfs-$krel.cpio.gz
+	tw_stage "$name: initramfs" "$VM/mkinitramfs.sh" "$initrd" "${kos[@]}" ||
+		{ stage_failed "$name: initramfs"; continue; }
+	# A failed boot is reported by results.py too (no end record).
+	tw_stage "$name: boot and test under QEMU" \
+		"$VM/run-qemu.sh" -t "$limit" -n "$name" "$image" "$initrd"
+	counts=$TW_BUILD/logs/$name.counts
+	rm -f "$counts"
+	tw_stage "$name: results" python3 "$VM/results.py" --label "$name" \
+		--console "$TW_BUILD/logs/$name.console.log" \
+		--results "$TW_BUILD/logs/$name.results.log" \
+		--kunit "$kunit_py" --counts "$counts"
+	if [ -f "$counts" ] && read -r p f s <"$counts"; then
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	else
+		stage_failed "$name: no results"
+	fi
+done
+summary

@@ -1,0 +1,205 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the twheel test initramfs (busybox ash), installed by
+# tools/vm/mkinitramfs.sh. Kernel command line knobs (read from /proc/cmdline):
+#   twmode=check   load modules, KUnit, selftests, kmemleak, unload (default)
+#   twmode=shell   load modules, interactive shell on the console
+#   twmode=NAME    load modules, run /etc/twheel/hooks/NAME.sh, unload
+#   twnonce=TOKEN  echoed in the begin/end records to tie a log to a boot
+# Human-readable progress goes to the console; machine-readable records
+# ("TW|kind|...") go to the results channel /dev/ttyS1 (the console if that
+# port is missing) and are parsed on the host by tools/vm/results.py.
+# shellcheck shell=sh
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /root /home/user /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
+if grep -qw tracefs /proc/filesystems; then
+	mount -t tracefs tracefs /sys/kernel/tracing
+fi
+hostname twheel-vm
+
+cat >/etc/passwd <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+user:x:1000:1000:twheel test user:/home/user:/bin/sh
+EOF
+cat >/etc/group <<'EOF'
+root:x:0:
+user:x:1000:
+EOF
+chown 1000:1000 /home/user
+
+mode=check
+nonce=none
+# shellcheck disable=SC2013 # words, not lines
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	twmode=*) mode=${arg#twmode=} ;;
+	twnonce=*) nonce=${arg#twnonce=} ;;
+	esac
+done
+
+# Results channel on fd 3, without \n -> \r\n translation.
+if (exec 3>/dev/ttyS1) 2>/dev/null; then
+	exec 3>/dev/ttyS1
+	stty -F /dev/ttyS1 -opost 2>/dev/null
+else
+	exec 3>&1
+fi
+
+msg() { echo "twheel-vm: $*"; }
+rec() { printf 'TW|%s\n' "$*" >&3; }
+# check STATUS DESCRIPTION: STATUS is ok, "not ok" or skip.
+check() {
+	msg "[$1] $2"
+	rec "check|$1|$2"
+}
+# prefix KIND NAME: copy stdin to the console and, tagged, to the results.
+prefix() {
+	while IFS= read -r l || [ -n "$l" ]; do
+		printf '%s\n' "$l"
+		printf 'TW|%s|%s|%s\n' "$1" "$2" "$l" >&3
+	done
+}
+
+finish() {
+	rec "end|$nonce"
+	exec 3>&- # the last close of a serial port waits for it to drain
+	msg "finished ($nonce)"
+	sync
+	sleep 1
+	reboot -f
+}
+
+KUNIT_DIR=/sys/kernel/debug/kunit
+KMEMLEAK=/sys/kernel/debug/kmemleak
+loaded=
+kmemleak_none=
+
+load_modules() {
+	ls "$KUNIT_DIR" >/tmp/kunit.before 2>/dev/null
+	[ -w "$KMEMLEAK" ] && echo clear >"$KMEMLEAK" # forget boot-time objects
+	while read -r ko; do
+		[ -n "$ko" ] || continue
+		if timeout -k 10 900 insmod "/lib/modules/twheel/$ko" >/tmp/insmod.out 2>&1; then
+			check ok "insmod $ko"
+			loaded="$(basename "$ko" .ko | tr - _) $loaded"
+		else
+			check "not ok" "insmod $ko: $(cat /tmp/insmod.out)"
+		fi
+	done </etc/twheel/modules
+}
+
+unload_modules() {
+	for m in $loaded; do
+		if timeout -k 10 120 rmmod "$m" >/tmp/rmmod.out 2>&1; then
+			check ok "rmmod $m"
+		else
+			check "not ok" "rmmod $m: $(cat /tmp/rmmod.out)"
+		fi
+	done
+	loaded=
+}
+
+# KUnit suites that appeared while loading our modules: the debugfs results
+# of each are valid KTAP; the host merges and parses them with kunit.py.
+kunit_results() {
+	grep -q kunit /etc/twheel/modules || return 0
+	n=0
+	for d in "$KUNIT_DIR"/*/; do
+		[ -f "$d/results" ] || continue
+		s=$(basename "$d")
+		grep -qxF "$s" /tmp/kunit.before && continue
+		n=$((n + 1))
+		msg "KUnit suite $s"
+		prefix ktap "$s" <"$d/results" >/dev/null
+	done
+	[ "$n" -gt 0 ] || check "not ok" "KUnit: no suite of ours in $KUNIT_DIR"
+}
+
+# run.list lines: NAME TIMEOUT [ARGS...], made by mkinitramfs.sh.
+run_selftests() {
+	[ -f /selftests/run.list ] || return 0
+	while read -r name t args; do
+		case $name in '' | '#'*) continue ;; esac
+		msg "selftest $name${args:+ $args} (timeout ${t}s)"
+		rec "strun|$name|$t"
+		rm -f /tmp/st.rc
+		# shellcheck disable=SC2086 # ARGS are split on purpose
+		{
+			cd /selftests && timeout -k 10 "$t" "./$name" $args </dev/null 2>&1
+			echo $? >/tmp/st.rc
+		} | prefix st "$name"
+		rc=$(cat /tmp/st.rc 2>/dev/null || echo 255)
+		msg "selftest $name exited with $rc"
+		rec "strc|$name|$rc"
+	done </selftests/run.list
+}
+
+# kmemleak_check LABEL: scan and report; any unreferenced object fails.
+kmemleak_check() {
+	if [ ! -w "$KMEMLEAK" ]; then
+		[ -n "$kmemleak_none" ] || check skip "kmemleak: not available on this kernel"
+		kmemleak_none=1
+		return 0
+	fi
+	sleep 6 # objects younger than 5 s are never reported
+	echo scan >"$KMEMLEAK"
+	echo scan >"$KMEMLEAK"
+	cat "$KMEMLEAK" >/tmp/kmemleak.out
+	if [ -s /tmp/kmemleak.out ]; then
+		prefix kmemleak "$1" </tmp/kmemleak.out
+		check "not ok" "kmemleak $1: $(grep -c 'unreferenced object' /tmp/kmemleak.out) leak(s)"
+	else
+		check ok "kmemleak $1: no leaks"
+	fi
+	echo clear >"$KMEMLEAK"
+}
+
+rec "begin|$nonce"
+rec "uname|$(uname -r)"
+msg "kernel $(uname -r), mode $mode"
+
+case $mode in
+check)
+	load_modules
+	kunit_results
+	run_selftests
+	kmemleak_check "before rmmod"
+	unload_modules
+	kmemleak_check "after rmmod"
+	msg "kernel taint flags: $(cat /proc/sys/kernel/tainted)"
+	;;
+shell)
+	load_modules
+	msg "modules loaded:$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+	msg "selftests in /selftests, user 'user' is uid 1000; exit the shell to power off"
+	setsid cttyhack sh -l
+	;;
+*)
+	load_modules
+	if [ -x "/etc/twheel/hooks/$mode.sh" ]; then
+		{
+			"/etc/twheel/hooks/$mode.sh" </dev/null 2>&1
+			echo $? >/tmp/hook.rc
+		} | prefix hook "$mode"
+		rc=$(cat /tmp/hook.rc 2>/dev/null || echo 255)
+		if [ "$rc" -eq 0 ]; then
+			check ok "hook $mode"
+		else
+			check "not ok" "hook $mode exited with $rc"
+		fi
+	else
+		check "not ok" "no hook /etc/twheel/hooks/$mode.sh"
+	fi
+	unload_modules
+	;;
+esac
+finish

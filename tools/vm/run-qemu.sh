@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel with a twheel initramfs under QEMU.
+#   run-qemu.sh [-m MODE] [-t SECONDS] [-n LABEL] KERNEL INITRD
+#   -m MODE     twmode for the guest /init: check (default), shell, or a hook
+#   -t SECONDS  hard limit for the whole boot (default $TW_TIMEOUT or 1200)
+#   -n LABEL    log names: build/logs/LABEL.console.log (ttyS0, the console)
+#               and build/logs/LABEL.results.log (ttyS1, "TW|" records)
+# Non-interactive modes fail (exit 1, console tail printed) on a timeout, a
+# panic (panic=-1 reboots, -no-reboot then exits) or a missing end record.
+# shell mode puts the console on this terminal (Ctrl-a x quits QEMU).
+# TCG unless the CPU has vmx/svm and /dev/kvm opens. Extra kernel parameters:
+# $TW_CMDLINE; vCPUs/memory: $TW_SMP (4) / $TW_MEM (2G).
+set -euo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mode=check
+limit=${TW_TIMEOUT:-1200}
+label=
+while getopts m:t:n: opt; do
+	case $opt in
+	m) mode=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	n) label=$OPTARG ;;
+	*) tw_die "usage: $0 [-m MODE] [-t SECONDS] [-n LABEL] KERNEL INITRD" ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || tw_die "usage: $0 [-m MODE] [-t SECONDS] [-n LABEL] KERNEL INITRD"
+kernel=$1 initrd=$2
+[ -f "$kernel" ] || tw_die "kernel image $kernel missing"
+[ -f "$initrd" ] || tw_die "initramfs $initrd missing"
+label=${label:-$(basename "$kernel")-$mode}
+
+logdir=$TW_BUILD/logs
+mkdir -p "$logdir"
+console=$logdir/$label.console.log
+results=$logdir/$label.results.log
+rm -f "$console" "$results"
+
+if grep -qwE 'vmx|svm' /proc/cpuinfo && { : <>/dev/kvm; } 2>/dev/null; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel "tcg,thread=multi")
+fi
+nonce=$(date +%s)-$$-$RANDOM
+cmdline="console=ttyS0 panic=-1 twmode=$mode twnonce=$nonce ${TW_CMDLINE:-}"
+qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot
+	"${accel[@]}" -smp "${TW_SMP:-4}" -m "${TW_MEM:-2G}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+
+if [ "$mode" = shell ]; then
+	tw_log "booting $(basename "$kernel") (${accel[1]}), shell on this terminal; Ctrl-a x quits"
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
+fi
+
+tw_log "booting $(basename "$kernel") (${accel[1]}, limit ${limit}s), console log $console"
+t0=$(date +%s)
+timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
+	-serial "file:$console" -serial "file:$results" </dev/null &
+qpid=$!
+# Live progress from the results channel while the guest runs.
+progress() {
+	local tag kind a b
+	while IFS='|' read -r tag kind a b; do
+		[ "$tag" = TW ] || continue
+		case $kind in
+		uname) echo "  guest kernel $a" ;;
+		check) echo "  [$a] $b" ;;
+		strc)
+			case $b in
+			0) echo "  [ok] selftest $a" ;;
+			4) echo "  [skip] selftest $a" ;;
+			*) echo "  [not ok] selftest $a (exit $b)" ;;
+			esac
+			;;
+		esac
+	done
+}
+tail -F -n +1 -s 1 --pid="$qpid" "$results" 2>/dev/null | progress >&2 &
+tpid=$!
+rc=0
+wait "$qpid" || rc=$?
+wait "$tpid" || true
+elapsed=$(($(date +%s) - t0))
+
+fail=
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	fail="timed out after ${limit}s (hang?)"
+elif [ "$rc" -ne 0 ]; then
+	fail="qemu exited with status $rc"
+elif grep -q 'Kernel panic - not syncing' "$console"; then
+	fail="kernel panic"
+elif ! grep -qxF "TW|end|$nonce" "$results"; then
+	fail="guest never wrote its end record (init died?)"
+fi
+if [ -n "$fail" ]; then
+	tw_log "boot FAILED after ${elapsed}s: $fail; last console lines ($console):"
+	tail -n 60 "$console" | sed 's/^/    | /' >&2
+	exit 1
+fi
+tw_log "guest finished in ${elapsed}s"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prepare the host for the twheel build and VM tests. Idempotent and quiet when
+# everything is already in place.
+#   setup.sh [packages|source|stock|all]   (default: all)
+#     packages  apt-get install whatever is missing from TW_PACKAGES
+#     source    unpack Debian's linux-source-6.12 into build/src-6.12
+#     stock     fetch and unpack Debian's stock kernel image matching the
+#               installed linux-headers-*-amd64 into build/ (never installed)
+set -euo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+TW_PACKAGES="qemu-system-x86 busybox-static cpio linux-source-6.12 linux-headers-amd64
+bc bison flex libelf-dev libssl-dev dwarves python3 sparse gnuplot-nox kmod zstd dkms
+trinity shellcheck python3-docutils gcc g++ make libc6-dev rsync"
+
+setup_packages() {
+	local p missing=()
+	for p in $TW_PACKAGES; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		tw_log "packages: all $(wc -w <<<"$TW_PACKAGES") required packages already installed"
+		return 0
+	fi
+	[ "$(id -u)" -eq 0 ] || tw_die "packages missing (${missing[*]}); run as root or install them"
+	tw_log "packages: installing missing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+setup_source() {
+	tw_unpack_src
+}
+
+setup_stock() {
+	local rel pkg dir deb
+	rel=$(tw_stock_release) || tw_die "no /usr/src/linux-headers-*-amd64 (install linux-headers-amd64)"
+	dir=$(tw_stock_dir)
+	if [ -f "$dir/vmlinuz" ]; then
+		tw_log "stock kernel: reusing $dir/vmlinuz ($rel)"
+		return 0
+	fi
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	# The -unsigned package holds the same image without the Secure Boot
+	# signature; fall back to the signed one if it is not available.
+	for pkg in "linux-image-$rel-unsigned" "linux-image-$rel"; do
+		tw_log "stock kernel: apt-get download $pkg"
+		if (cd "$dir.tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+			break
+		fi
+	done
+	deb=$(find "$dir.tmp" -maxdepth 1 -name 'linux-image-*.deb' | head -n 1)
+	[ -n "$deb" ] || tw_die "could not download linux-image-$rel"
+	tw_log "stock kernel: unpacking $(basename "$deb") (dpkg -x, not installed)"
+	dpkg -x "$deb" "$dir.tmp/root"
+	[ -f "$dir.tmp/root/boot/vmlinuz-$rel" ] || tw_die "no boot/vmlinuz-$rel in $deb"
+	ln -s "root/boot/vmlinuz-$rel" "$dir.tmp/vmlinuz"
+	rm -f "$deb"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	tw_log "stock kernel: $dir/vmlinuz ready"
+}
+
+what=${1:-all}
+case "$what" in
+packages) setup_packages ;;
+source) setup_source ;;
+stock) setup_stock ;;
+all)
+	setup_packages
+	setup_source
+	setup_stock
+	;;
+*) tw_die "usage: $0 [packages|source|stock|all]" ;;
+esac

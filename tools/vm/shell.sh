@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make shell`: boot a kernel with the twheel module(s) loaded and give an
+# interactive busybox shell on the serial console (this terminal).
+#   shell.sh [stock|debug]   (default stock: Debian's kernel matching the
+#                             installed linux-headers-*-amd64)
+# Leave with `exit` (powers off) or Ctrl-a x.
+set -euo pipefail
+# shellcheck source=tools/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+VM=$TW_TOP/tools/vm
+k=${1:-stock}
+cd "$TW_TOP"
+"$VM/setup.sh" all
+"${MAKE:-make}" --no-print-directory -s tools
+case $k in
+stock)
+	kdir=$(tw_stock_headers)
+	image=$(tw_stock_dir)/vmlinuz
+	;;
+debug)
+	kdir=$("$VM/build-kernel.sh")
+	image=$kdir/arch/x86/boot/bzImage
+	;;
+*) tw_die "usage: $0 [stock|debug]" ;;
+esac
+krel=$(tw_kdir_release "$kdir")
+mapfile -t kos < <("$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")
+[ ${#kos[@]} -gt 0 ] || tw_die "module build failed"
+initrd=$TW_BUILD/initramfs-$krel.cpio.gz
+"$VM/mkinitramfs.sh" "$initrd" "${kos[@]}"
+exec "$VM/run-qemu.sh" -m shell -n "$k-$krel" "$image" "$initrd"

@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel per-CPU driver: the bases, their tick hrtimer, the work item that
+ * runs callbacks, and CPU hotplug. The design is described in base.h, the
+ * wheel itself in wheel.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "base.h"
+#include "compat.h"
+#include "stats.h"
+#include "testhooks.h"
+#include "trace.h"
+
+/*
+ * tw_node.flags: the timer was moved to another base while its callback was
+ * running on this one; twheel_cancel_sync() must then look for it on every
+ * base. Cleared by twheel_cancel_sync().
+ */
+#define TW_NODE_MOVED		BIT(0)
+
+static DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
+static struct workqueue_struct *twheel_wq;
+static u32 tw_tick_ns;
+static unsigned int tw_slot_bits;
+static unsigned int tw_nr_levels;
+/* Largest tick whose start fits in a ktime_t. */
+static u64 tw_max_ktime_tick;
+static int tw_hp_prepare;
+static int tw_hp_online;
+
+#ifdef CONFIG_LOCKDEP
+/*
+ * Held (for lockdep only) around every callback, and taken and released by
+ * twheel_cancel_sync(): lockdep then reports a cancel_sync() from a callback
+ * and a cancel_sync() under a lock that a callback takes.
+ */
+static struct lock_class_key twheel_callback_key;
+static struct lockdep_map twheel_callback_map =
+	STATIC_LOCKDEP_MAP_INIT("twheel_callback", &twheel_callback_key);
+#endif
+
+static inline struct twheel_base *tw_base(unsigned int cpu)
+{
+	return per_cpu(twheel_base_ptr, cpu);
+}
+
+static inline u64 tw_add_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_add_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+static inline u64 tw_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_mul_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+/**
+ * twheel_now_ns() - the twheel clock
+ *
+ * Return: CLOCK_MONOTONIC in ns (ktime_get()).
+ */
+u64 twheel_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+/* The tick in progress at @ns. */
+static inline u64 tw_ns_to_tick_floor(u64 ns)
+{
+	return div_u64(ns, tw_tick_ns);
+}
+
+/* The first tick starting at or after @ns: a deadline fires in that tick. */
+static inline u64 tw_ns_to_tick(u64 ns)
+{
+	u32 rem;
+	u64 tick = div_u64_rem(ns, tw_tick_ns, &rem);
+
+	return tick + (rem ? 1 : 0);
+}
+
+static inline u64 tw_now_tick(void)
+{
+	return tw_ns_to_tick_floor(ktime_get_ns());
+}
+
+static inline ktime_t tw_tick_to_ktime(u64 tick)
+{
+	if (tick > tw_max_ktime_tick)
+		return KTIME_MAX;
+	return ns_to_ktime(tick * tw_tick_ns);
+}
+
+/*
+ * Make the tick hrtimer fire no later than the wheel's next work. Directly on
+ * the owning CPU; from another CPU through an IPI whose handler does the same
+ * on the owner (-EBUSY: one is already queued and will see this change).
+ * Base lock held.
+ */
+static void tw_reprogram(struct twheel_base *base)
+{
+	u64 next = tw_wheel_next(&base->wheel);
+
+	if (next >= base->next_tick)
+		return;
+	if (base->cpu == smp_processor_id()) {
+		base->next_tick = next;
+		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED);
+	} else {
+		smp_call_function_single_async(base->cpu, &base->csd);
+	}
+}
+
+/* The remote half of tw_reprogram(), on the base's CPU. */
+static void tw_csd_fn(void *info)
+{
+	struct twheel_base *base = info;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	if (base->online)
+		tw_reprogram(base);
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/* Stop the tick hrtimer if the wheel became empty. Base lock held. */
+static void tw_maybe_idle(struct twheel_base *base)
+{
+	if (base->wheel.pending || base->next_tick == TW_NO_TICK)
+		return;
+	/* Never hrtimer_cancel() here: the handler takes the base lock. */
+	hrtimer_try_to_cancel(&base->tick);
+	base->next_tick = TW_NO_TICK;
+}
+
+static enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
+{
+	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	unsigned long flags, n;
+	u64 now, clk, cascaded, next;
+	HLIST_HEAD(batch);
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->wakeups++;
+	twheel_stat_inc(wakeups);
+
+	now = tw_now_tick();
+	clk = base->wheel.clk;
+	cascaded = base->wheel.cascaded;
+	n = tw_wheel_advance(&base->wheel, now, &batch);
+	cascaded = base->wheel.cascaded - cascaded;
+	if (n || cascaded)
+		twheel_stat_inc(ticks_run);
+	if (now >= clk)
+		twheel_stat_add(ticks_idle, now - clk + 1 - (n || cascaded));
+	if (cascaded) {
+		twheel_stat_add(cascaded, cascaded);
+		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
+	}
+	if (n) {
+		hlist_for_each_entry_safe(t, tmp, &batch, node.entry) {
+			hlist_del(&t->node.entry);
+			WRITE_ONCE(t->state, TWHEEL_STATE_EXPIRED);
+			hlist_add_head(&t->node.entry, &base->expired);
+		}
+		base->nr_expired += n;
+		twheel_stat_add(expired, n);
+		/*
+		 * Between its CPU going down and the migration of its timers,
+		 * a base's hrtimer runs elsewhere: so does its work then.
+		 */
+		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
+				  twheel_wq, &base->work))
+			twheel_stat_inc(batches);
+	}
+
+	next = tw_wheel_next(&base->wheel);
+	base->next_tick = next;
+	if (next != TW_NO_TICK) {
+		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
+		ret = HRTIMER_RESTART;
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+
+/*
+ * Queue idle timer @t on @base at @deadline (ns) and make sure the tick
+ * hrtimer fires in time. Base lock held, base online.
+ */
+static void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
+		       u64 deadline)
+{
+	struct tw_wheel *w = &base->wheel;
+
+	/* An empty wheel's clock is stale: new deadlines belong low. */
+	if (!w->pending)
+		tw_wheel_forward(w, tw_now_tick());
+	t->deadline = deadline;
+	WRITE_ONCE(t->cpu, base->cpu);
+	tw_wheel_add(w, &t->node, tw_ns_to_tick(deadline));
+	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+	twheel_stat_inc(armed);
+	trace_twheel_arm(t, base->cpu, deadline, t->period);
+	tw_reprogram(base);
+}
+
+/*
+ * Take @t off @base (locked, t->cpu == base->cpu): out of the wheel or the
+ * expired batch. A timer whose callback runs is marked touched, so that its
+ * periodic re-arm does not undo what the caller does.
+ * Return: 1 if @t was pending or expired, else 0.
+ */
+static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
+{
+	int ret = 0;
+
+	if (base->running == t)
+		base->running_touched = true;
+	switch (t->state) {
+	case TWHEEL_STATE_PENDING:
+		tw_wheel_del(&base->wheel, &t->node);
+		ret = 1;
+		break;
+	case TWHEEL_STATE_EXPIRED:
+		hlist_del_init(&t->node.entry);
+		base->nr_expired--;
+		ret = 1;
+		break;
+	default:
+		break;
+	}
+	WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	return ret;
+}
+
+/* Lock the base holding @t; it may change until its lock is held. */
+static struct twheel_base *tw_lock_base(struct twheel_timer *t,
+					unsigned long *flags)
+	__acquires(&base->lock)
+{
+	struct twheel_base *base;
+	unsigned int cpu;
+
+	for (;;) {
+		cpu = READ_ONCE(t->cpu);
+		base = tw_base(cpu);
+		spin_lock_irqsave(&base->lock, *flags);
+		if (likely(READ_ONCE(t->cpu) == cpu))
+			return base;
+		spin_unlock_irqrestore(&base->lock, *flags);
+	}
+}
+
+/* Lock @a and @b (maybe the same), in CPU order. Interrupts are off. */
+static void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
+	__acquires(&a->lock) __acquires(&b->lock)
+{
+	if (a == b) {
+		spin_lock(&a->lock);
+		__acquire(&b->lock);
+		return;
+	}
+	if (a->cpu > b->cpu)
+		swap(a, b);
+	spin_lock(&a->lock);
+	spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
+}
+
+static void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
+	__releases(&a->lock) __releases(&b->lock)
+{
+	if (a != b)
+		spin_unlock(&b->lock);
+	else
+		__release(&b->lock);
+	spin_unlock(&a->lock);
+}
+
+/* An online CPU whose base takes timers, or -1. */
+static int tw_fallback_cpu(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		if (READ_ONCE(tw_base(cpu)->online))
+			return cpu;
+	}
+	return -1;
+}
+
+/**
+ * twheel_arm_timer() - (re-)arm a timer
+ * @t:		the timer
+ * @deadline:	absolute deadline, CLOCK_MONOTONIC ns
+ * @period:	period in ns, 0 for one-shot
+ * @mode:	enum twheel_mode matching @period
+ * @cpu:	target CPU or TWHEEL_CPU_ANY (local); ignored with @keep_cpu
+ * @keep_cpu:	stay on the timer's current CPU (modify)
+ *
+ * Without a named CPU, a target whose base is offline is replaced by an
+ * online one. Moving a pending timer holds both bases' locks.
+ *
+ * Return: 1 if @t was pending, 0 if not, -ENXIO if @cpu is offline.
+ */
+int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
+		     u8 mode, int cpu, bool keep_cpu)
+{
+	bool named = !keep_cpu && cpu != TWHEEL_CPU_ANY;
+	struct twheel_base *old, *new;
+	unsigned long flags;
+	int want, ret;
+	unsigned int tcpu;
+
+	want = keep_cpu ? -1 : (named ? cpu : (int)raw_smp_processor_id());
+	for (;;) {
+		tcpu = READ_ONCE(t->cpu);
+		old = tw_base(tcpu);
+		new = tw_base(want < 0 ? tcpu : want);
+		local_irq_save(flags);
+		tw_lock_two_irqoff(old, new);
+		if (READ_ONCE(t->cpu) != tcpu) {
+			tw_unlock_two_irqoff(old, new);
+			local_irq_restore(flags);
+			continue;
+		}
+		if (likely(new->online))
+			break;
+		tw_unlock_two_irqoff(old, new);
+		local_irq_restore(flags);
+		if (named)
+			return -ENXIO;
+		want = tw_fallback_cpu();
+		if (want < 0)
+			return -ENXIO;
+	}
+
+	ret = tw_detach(old, t);
+	if (old != new && old->running == t)
+		t->node.flags |= TW_NODE_MOVED;
+	t->period = period;
+	t->mode = mode;
+	if (!keep_cpu)
+		t->overruns = 0;
+	tw_enqueue(new, t, deadline);
+	if (old != new)
+		tw_maybe_idle(old);
+	tw_unlock_two_irqoff(old, new);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/**
+ * twheel_cancel_timer() - disarm a timer
+ * @t:	the timer
+ *
+ * Return: 1 if @t was pending or expired and will not run, else 0.
+ */
+int twheel_cancel_timer(struct twheel_timer *t)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	int ret;
+
+	base = tw_lock_base(t, &flags);
+	ret = tw_detach(base, t);
+	if (ret) {
+		twheel_stat_inc(cancelled);
+		tw_maybe_idle(base);
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+	trace_twheel_cancel(t, ret);
+	return ret;
+}
+
+static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
+{
+	return READ_ONCE(base->running) != t;
+}
+
+/**
+ * twheel_cancel_timer_sync() - disarm a timer and wait for its callback
+ * @t:	the timer
+ *
+ * Context: process context, no lock a callback might take held.
+ * Return: 1 if @t was pending or expired, else 0.
+ */
+int twheel_cancel_timer_sync(struct twheel_timer *t)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	bool running, moved;
+	int ret = 0;
+	int cpu;
+
+	might_sleep();
+	lock_map_acquire(&twheel_callback_map);
+	lock_map_release(&twheel_callback_map);
+
+	for (;;) {
+		base = tw_lock_base(t, &flags);
+		if (tw_detach(base, t)) {
+			twheel_stat_inc(cancelled);
+			tw_maybe_idle(base);
+			ret = 1;
+		}
+		running = base->running == t;
+		moved = t->node.flags & TW_NODE_MOVED;
+		t->node.flags &= ~TW_NODE_MOVED;
+		spin_unlock_irqrestore(&base->lock, flags);
+
+		if (running) {
+			wait_event(base->waitq, tw_not_running(base, t));
+			continue;
+		}
+		if (!moved)
+			break;
+		/* Moved while running: the callback may run on any base. */
+		for_each_possible_cpu(cpu)
+			wait_event(tw_base(cpu)->waitq,
+				   tw_not_running(tw_base(cpu), t));
+	}
+	trace_twheel_cancel(t, ret);
+	return ret;
+}
+
+/**
+ * twheel_query_timer() - snapshot of a timer's state
+ * @t:		the timer
+ * @info:	filled in under the timer's base lock
+ */
+void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	u64 now;
+
+	base = tw_lock_base(t, &flags);
+	info->state = t->state;
+	info->cpu = t->cpu;
+	info->mode = t->mode;
+	info->overruns = t->overruns;
+	info->period = t->period;
+	if (t->state == TWHEEL_STATE_IDLE) {
+		info->deadline = 0;
+		info->remaining = 0;
+	} else {
+		now = ktime_get_ns();
+		info->deadline = t->deadline;
+		info->remaining = t->deadline > now ? t->deadline - now : 0;
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/*
+ * Next deadline of periodic timer @t whose callback for @deadline returned
+ * at @end. Fixed rate skips (and counts) the periods already past.
+ */
+static u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
+{
+	u64 next, missed;
+
+	if (t->mode == TWHEEL_FIXED_DELAY_MODE)
+		return tw_add_sat(end, t->period);
+	next = tw_add_sat(deadline, t->period);
+	if (next > end || next == U64_MAX)
+		return next;
+	missed = div64_u64(end - next, t->period) + 1;
+	next = tw_add_sat(next, tw_mul_sat(missed, t->period));
+	t->overruns = min_t(u64, (u64)t->overruns + missed, U32_MAX);
+	twheel_stat_add(overruns, missed);
+	return next;
+}
+
+/*
+ * Re-arm periodic timer @t after its callback on @base (locked, interrupts
+ * off, base->running == t). If the base went offline meanwhile, the timer
+ * goes to an online base; the base lock is dropped for that, and anybody
+ * touching the timer meanwhile sets running_touched, which wins.
+ */
+static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
+{
+	struct twheel_base *target;
+	int cpu;
+
+	if (base->online) {
+		tw_enqueue(base, t, next);
+		return;
+	}
+	for (;;) {
+		cpu = tw_fallback_cpu();
+		if (cpu < 0) {
+			/* Module unload: nowhere to go. */
+			WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+			return;
+		}
+		target = tw_base(cpu);
+		if (target == base)
+			continue;
+		spin_unlock(&base->lock);
+		tw_lock_two_irqoff(base, target);
+		if (base->running_touched) {
+			spin_unlock(&target->lock);
+			return;
+		}
+		if (target->online)
+			break;
+		spin_unlock(&target->lock);
+	}
+	tw_enqueue(target, t, next);
+	spin_unlock(&target->lock);
+}
+
+static void tw_work_fn(struct work_struct *work)
+{
+	struct twheel_base *base = container_of(work, struct twheel_base, work);
+	struct twheel_timer *t;
+	twheel_func_t func;
+	u64 deadline, start, end;
+	bool periodic;
+
+	spin_lock_irq(&base->lock);
+	while (!hlist_empty(&base->expired)) {
+		t = hlist_entry(base->expired.first, struct twheel_timer,
+				node.entry);
+		hlist_del_init(&t->node.entry);
+		base->nr_expired--;
+		periodic = t->mode != TWHEEL_ONESHOT;
+		deadline = t->deadline;
+		func = t->func;
+		WRITE_ONCE(t->state, periodic ? TWHEEL_STATE_RUNNING :
+						TWHEEL_STATE_IDLE);
+		WRITE_ONCE(base->running, t);
+		base->running_touched = false;
+		spin_unlock_irq(&base->lock);
+
+		/* From here on, a one-shot @t may be freed by its callback. */
+		start = ktime_get_ns();
+		trace_twheel_expire(t, base->cpu, deadline, start);
+		lock_map_acquire(&twheel_callback_map);
+		func(t);
+		lock_map_release(&twheel_callback_map);
+		end = ktime_get_ns();
+
+		spin_lock_irq(&base->lock);
+		twheel_stat_inc(callbacks);
+		twheel_stat_latency(start > deadline ? start - deadline : 0);
+		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
+				end - start);
+		if (periodic && !base->running_touched)
+			tw_rearm(base, t, tw_next_deadline(t, deadline, end));
+		WRITE_ONCE(base->running, NULL);
+		if (wq_has_sleeper(&base->waitq))
+			wake_up(&base->waitq);
+		if (need_resched()) {
+			spin_unlock_irq(&base->lock);
+			cond_resched();
+			spin_lock_irq(&base->lock);
+		}
+	}
+	spin_unlock_irq(&base->lock);
+}
+
+/*
+ * CPU hotplug. twheel:online (on the CPU): the base takes timers from
+ * startup to teardown. twheel:prepare teardown (on a control CPU, the CPU
+ * dead): its timers move to the local base, keeping their deadline tick.
+ */
+static int tw_cpu_online(unsigned int cpu)
+{
+	struct twheel_base *base = tw_base(cpu);
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->online = true;
+	tw_reprogram(base);
+	spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+
+static int tw_cpu_offline(unsigned int cpu)
+{
+	struct twheel_base *base = tw_base(cpu);
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->online = false;
+	spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+
+static int tw_cpu_dead(unsigned int cpu)
+{
+	struct twheel_base *old = tw_base(cpu), *new;
+	unsigned long flags, n, moved = 0;
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	HLIST_HEAD(list);
+
+	local_irq_save(flags);
+	new = tw_base(smp_processor_id());
+	tw_lock_two_irqoff(old, new);
+
+	old->online = false;
+	n = tw_wheel_drain(&old->wheel, &list);
+	if (n && !new->wheel.pending)
+		tw_wheel_forward(&new->wheel, tw_now_tick());
+	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
+		hlist_del_init(&t->node.entry);
+		/* Same deadline tick: never early, none lost or doubled. */
+		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
+	moved += n;
+
+	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
+		hlist_del(&t->node.entry);
+		hlist_add_head(&t->node.entry, &new->expired);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
+	new->nr_expired += old->nr_expired;
+	moved += old->nr_expired;
+	old->nr_expired = 0;
+	if (!hlist_empty(&new->expired) &&
+	    queue_work_on(new->cpu, twheel_wq, &new->work))
+		twheel_stat_inc(batches);
+
+	old->next_tick = TW_NO_TICK;
+	twheel_stat_add(migrated, moved);
+	tw_reprogram(new);
+	tw_unlock_two_irqoff(old, new);
+	local_irq_restore(flags);
+
+	hrtimer_cancel(&old->tick);
+	return 0;
+}
+
+/**
+ * twheel_base_snapshot() - state of one CPU's base, for tests and debugfs
+ * @cpu:	a possible CPU
+ * @snap:	filled in under the base lock
+ *
+ * Return: 0, or -ERANGE if @cpu is not a possible CPU.
+ */
+int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -ERANGE;
+	base = tw_base(cpu);
+	spin_lock_irqsave(&base->lock, flags);
+	snap->clk = base->wheel.clk;
+	snap->next_tick = base->next_tick;
+	snap->pending = base->wheel.pending;
+	snap->expired = base->nr_expired;
+	snap->tick_armed = hrtimer_is_queued(&base->tick);
+	snap->online = base->online;
+	snap->max_cascades = base->wheel.max_cascades;
+	snap->cascaded = base->wheel.cascaded;
+	snap->wakeups = base->wakeups;
+	spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_base_snapshot);
+
+/**
+ * twheel_levels() - number of levels of every wheel
+ *
+ * Return: the levels module parameter.
+ */
+unsigned int twheel_levels(void)
+{
+	return tw_nr_levels;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_levels);
+
+/**
+ * twheel_slots() - slots per level of every wheel
+ *
+ * Return: 2^slot_bits.
+ */
+unsigned int twheel_slots(void)
+{
+	return 1U << tw_slot_bits;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_slots);
+
+/**
+ * twheel_horizon_ns() - span of a wheel before the overflow list
+ *
+ * Timers further away than this are kept on a list and enter the wheel
+ * when it comes within reach; they still fire on time.
+ *
+ * Return: slots^levels ticks in ns, saturated at U64_MAX.
+ */
+u64 twheel_horizon_ns(void)
+{
+	return tw_mul_sat(1ULL << (tw_slot_bits * tw_nr_levels), tw_tick_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_horizon_ns);
+
+/**
+ * twheel_tick_ns() - length of a wheel tick
+ *
+ * Timers fire in the tick of their deadline: never early, at most this much
+ * late (plus the scheduling latency of the callback's worker).
+ *
+ * Context: any.
+ * Return: the tick in ns (module parameter tick_us).
+ */
+u64 twheel_tick_ns(void)
+{
+	return tw_tick_ns;
+}
+EXPORT_SYMBOL_GPL(twheel_tick_ns);
+
+static void tw_free_bases(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kfree(tw_base(cpu));
+		per_cpu(twheel_base_ptr, cpu) = NULL;
+	}
+}
+
+/**
+ * twheel_bases_init() - set up every possible CPU's base
+ * @tick_us:	tick length in us (validated by the caller)
+ * @slot_bits:	log2 of the slots per level
+ * @levels:	levels per wheel
+ *
+ * Return: 0 or a negative errno.
+ */
+int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
+		      unsigned int levels)
+{
+	struct twheel_base *base;
+	u64 now;
+	int cpu, ret;
+
+	BUILD_BUG_ON(CONFIG_NR_CPUS - 1 > U16_MAX);
+	tw_tick_ns = tick_us * NSEC_PER_USEC;
+	tw_slot_bits = slot_bits;
+	tw_nr_levels = levels;
+	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
+
+	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI, 0);
+	if (!twheel_wq)
+		return -ENOMEM;
+
+	now = tw_now_tick();
+	for_each_possible_cpu(cpu) {
+		base = kzalloc_node(sizeof(*base), GFP_KERNEL, cpu_to_node(cpu));
+		if (!base) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		ret = tw_wheel_init(&base->wheel, slot_bits, levels, now);
+		if (ret) {
+			kfree(base);
+			goto err_free;
+		}
+		spin_lock_init(&base->lock);
+		base->next_tick = TW_NO_TICK;
+		INIT_HLIST_HEAD(&base->expired);
+		base->cpu = cpu;
+		hrtimer_init(&base->tick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED);
+		base->tick.function = tw_tick_fn;
+		INIT_WORK(&base->work, tw_work_fn);
+		init_waitqueue_head(&base->waitq);
+		INIT_CSD(&base->csd, tw_csd_fn, base);
+		per_cpu(twheel_base_ptr, cpu) = base;
+	}
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "twheel:prepare",
+					NULL, tw_cpu_dead);
+	if (ret < 0)
+		goto err_free;
+	tw_hp_prepare = ret;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
+				tw_cpu_online, tw_cpu_offline);
+	if (ret < 0)
+		goto err_prepare;
+	tw_hp_online = ret;
+	return 0;
+
+err_prepare:
+	cpuhp_remove_state_nocalls(tw_hp_prepare);
+err_free:
+	tw_free_bases();
+	destroy_workqueue(twheel_wq);
+	return ret;
+}
+
+/* Take every timer off @base at unload. Return how many there were. */
+static unsigned long tw_drain_base(struct twheel_base *base)
+{
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	unsigned long flags, n;
+	HLIST_HEAD(list);
+
+	spin_lock_irqsave(&base->lock, flags);
+	n = tw_wheel_drain(&base->wheel, &list);
+	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
+		hlist_del_init(&t->node.entry);
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	}
+	hlist_for_each_entry_safe(t, tmp, &base->expired, node.entry) {
+		hlist_del_init(&t->node.entry);
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	}
+	n += base->nr_expired;
+	base->nr_expired = 0;
+	spin_unlock_irqrestore(&base->lock, flags);
+	return n;
+}
+
+/**
+ * twheel_bases_exit() - tear every base down at module unload
+ *
+ * No user can arm any more (users hold a module reference). Timers still
+ * pending are cancelled, with a warning: an in-kernel user forgot them.
+ */
+void twheel_bases_exit(void)
+{
+	unsigned long flags, left = 0;
+	int cpu;
+
+	cpuhp_remove_state_nocalls(tw_hp_online);
+	cpuhp_remove_state_nocalls(tw_hp_prepare);
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = tw_base(cpu);
+
+		spin_lock_irqsave(&base->lock, flags);
+		base->online = false;
+		spin_unlock_irqrestore(&base->lock, flags);
+	}
+	/* Let any reprogram IPI in flight finish: it sees !online. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&tw_base(cpu)->tick);
+	/* Runs the batches already expired; periodic re-arms find no base. */
+	destroy_workqueue(twheel_wq);
+
+	for_each_possible_cpu(cpu)
+		left += tw_drain_base(tw_base(cpu));
+	if (left)
+		pr_warn("%lu timers still armed at unload were cancelled\n",
+			left);
+	tw_free_bases();
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
+ * the work item that runs expired callbacks.
+ *
+ * Time: a wheel tick is twheel_tick_ns() long. The current tick is
+ * ktime_get() / tick_ns; a deadline of D ns belongs to tick ceil(D / tick_ns),
+ * and the tick hrtimer for tick T is programmed at T * tick_ns, so a timer
+ * never fires before its deadline and at most one tick after it.
+ *
+ * Tickless: the hrtimer of a base is programmed only for the next tick at
+ * which its wheel has work (tw_wheel_next()), and not at all while the wheel
+ * is empty. An arm that makes the next tick earlier reprograms it: directly
+ * on the owning CPU, through an IPI (base->csd) from another one.
+ *
+ * Expiry: the hrtimer callback (hard interrupt) advances the wheel to the
+ * current tick and moves the due timers to the base's expired batch, then
+ * queues the base's work item on its CPU. The work item runs the callbacks
+ * one by one with the base lock dropped, and re-arms periodic timers.
+ *
+ * CPU hotplug: a CPU going down stops taking new timers (twheel:online
+ * teardown); once it is dead its pending timers and expired batch move to an
+ * online CPU with unchanged deadlines (twheel:prepare teardown).
+ */
+#ifndef _TWHEEL_BASE_H
+#define _TWHEEL_BASE_H
+
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/twheel.h>
+
+#include "wheel.h"
+
+/* Module parameter bounds and defaults (main.c validates against them). */
+#define TWHEEL_TICK_US_MIN	100
+#define TWHEEL_TICK_US_MAX	100000
+#define TWHEEL_TICK_US_DEF	1000
+#define TWHEEL_SLOT_BITS_DEF	6
+#define TWHEEL_LEVELS_DEF	5
+
+/**
+ * struct twheel_base - the timers of one CPU
+ * @lock:	protects every field below except @cpu (constant), @work and
+ *		@csd (which have their own synchronisation), and the
+ *		twheel_timer fields (node, deadline, period, overruns, cpu,
+ *		mode, state) of every timer in @wheel or @expired or @running.
+ *		Taken in hard interrupt context by the tick hrtimer and the
+ *		remote-reprogram IPI, so always with interrupts disabled.
+ *		Lock order: a base lock nests outside the hrtimer base lock and
+ *		the @waitq lock. Two base locks are only held together in
+ *		ascending CPU order, the second with spin_lock_nested().
+ * @wheel:	the timing wheel
+ * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
+ *		is not (a stale value only causes a spurious reprogram)
+ * @expired:	expired timers waiting for @work
+ * @nr_expired:	number of timers on @expired
+ * @running:	timer whose callback @work is running, or NULL (a pointer
+ *		only: a one-shot timer may be freed by its callback)
+ * @running_touched: @running was armed, modified or cancelled during its
+ *		callback: the periodic re-arm is not done
+ * @online:	the base accepts new timers (its CPU is online)
+ * @cpu:	the CPU of this base
+ * @wakeups:	tick hrtimer callbacks
+ * @tick:	the tick hrtimer, pinned to @cpu
+ * @work:	runs the callbacks of @expired on @cpu
+ * @waitq:	twheel_cancel_sync() waits here for @running to change
+ * @csd:	IPI asking @cpu to reprogram @tick
+ */
+struct twheel_base {
+	spinlock_t		lock;	/* see above */
+	struct tw_wheel		wheel;
+	u64			next_tick;
+	struct hlist_head	expired;
+	unsigned long		nr_expired;
+	struct twheel_timer	*running;
+	bool			running_touched;
+	bool			online;
+	int			cpu;
+	u64			wakeups;
+	struct hrtimer		tick;
+	struct work_struct	work;
+	wait_queue_head_t	waitq;
+	call_single_data_t	csd;
+};
+
+int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
+		      unsigned int levels);
+void twheel_bases_exit(void);
+
+u64 twheel_now_ns(void);
+int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
+		     u8 mode, int cpu, bool keep_cpu);
+int twheel_cancel_timer(struct twheel_timer *t);
+int twheel_cancel_timer_sync(struct twheel_timer *t);
+void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info);
+
+unsigned int twheel_levels(void);
+unsigned int twheel_slots(void);
+u64 twheel_horizon_ns(void);
+
+#endif /* _TWHEEL_BASE_H */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel char device internals: the per-open timer set behind /dev/twheel.
+ *
+ * dev.c is the misc device (open, release, read, poll, module parameters),
+ * dev_timer.c the timer set (arm, modify, cancel, query, the expiry callback
+ * and the ready list), dev_ioctl.c the ioctl ABI (copying and checking the
+ * uapi structures, batches).
+ *
+ * Locking
+ * -------
+ * twheel_file.lock (a spinlock, never taken in hard or soft interrupt
+ * context) protects the xarray contents as seen by lookups, the ready list and
+ * every mutable field of the file's timers. It is taken by ioctls, read(),
+ * poll() and by the expiry callbacks, which run in process context (the
+ * twheel workqueue). Lock order: twheel_callback_map (lockdep) -> file lock
+ * -> twheel base lock (inside twheel_arm_on()/twheel_modify()/...) and file
+ * lock -> xa_lock -> wait queue lock. twheel_cancel_sync() may sleep and
+ * waits for callbacks, which take the file lock: it is never called with the
+ * file lock held.
+ *
+ * Lifetime
+ * --------
+ * A timer lives while its id is in the xarray. Erasing the id (cancel, read
+ * of a one-shot event, last close) happens under the file lock together with
+ * setting @dead and unlinking the queued event, so a callback that gets the
+ * lock afterwards does nothing. Before the memory is freed the timer is
+ * stopped with twheel_cancel_sync() (cancel, close) or, for a one-shot timer
+ * whose event was read, its callback has already queued that event and never
+ * touches the timer after dropping the file lock.
+ */
+#ifndef _TWHEEL_DEV_FILE_H
+#define _TWHEEL_DEV_FILE_H
+
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/spinlock.h>
+#include <linux/twheel.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+struct file;
+struct twheel_query;
+
+/* Ids are stored in 56 bits of struct twheel_utimer and index an xarray. */
+#define TWHEEL_ID_BITS		56
+#define TWHEEL_ID_MAX		min_t(u64, (1ULL << TWHEEL_ID_BITS) - 1, \
+				      ULONG_MAX)
+
+/*
+ * struct twheel_utimer.mode. The kernel timer of every mode is one-shot: a
+ * periodic timer is re-armed when its event is read, as timerfd forwards its
+ * hrtimer at read(). A reader that falls behind thus costs one expiry per
+ * read, not one per period, and the overruns of a fixed-rate timer are
+ * counted from the clock when its event is read.
+ */
+enum twheel_umode {
+	TWHEEL_UMODE_ONESHOT	= 0,	/* freed once its event is read */
+	TWHEEL_UMODE_RATE	= 1,	/* re-armed on the grid of deadlines */
+	TWHEEL_UMODE_DELAY	= 2,	/* re-armed one period after the read */
+};
+
+/**
+ * struct twheel_file - the timer set of one open file
+ * @lock:	protects everything below but @nr and @next_id (see above)
+ * @timers:	id -> struct twheel_utimer
+ * @ready:	timers with a queued event, oldest first
+ * @wq:		readers and pollers wait here for @ready to become non-empty
+ * @nr:		timers alive in this file (charged against the caps)
+ * @next_id:	last id handed out; ids are never reused
+ */
+struct twheel_file {
+	spinlock_t		lock;	/* see "Locking" above */
+	struct xarray		timers;
+	struct list_head	ready;
+	wait_queue_head_t	wq;
+	atomic_long_t		nr;
+	atomic64_t		next_id;
+};
+
+/**
+ * struct twheel_utimer - one userspace timer (128 bytes on 64-bit)
+ * @timer:	the in-kernel timer (always one-shot, see enum twheel_umode)
+ * @file:	the file holding it
+ * @ready:	link in @file->ready while @queued
+ * @cookie:	user cookie, echoed in events
+ * @deadline:	the deadline the kernel timer is (or was last) armed for,
+ *		CLOCK_MONOTONIC ns; the deadline of the queued event, which a
+ *		fixed-rate timer moves forward on its grid when it is read
+ * @expired:	when the queued event fired, CLOCK_MONOTONIC ns
+ * @period:	period in ns, 0 for one-shot
+ * @id:		the id, constant
+ * @mode:	enum twheel_umode
+ * @queued:	an event is on @file->ready
+ * @dead:	the id was released: callbacks must ignore the timer
+ *
+ * All but @timer, @file, @id and @cookie change under @file->lock only.
+ */
+struct twheel_utimer {
+	struct twheel_timer	timer;
+	struct twheel_file	*file;
+	struct list_head	ready;
+	u64			cookie;
+	u64			deadline;
+	u64			expired;
+	u64			period;
+	u64			id:TWHEEL_ID_BITS;
+	u64			mode:2;
+	u64			queued:1;
+	u64			dead:1;
+};
+
+/* The checked, kernel-side form of an arm or modify request. */
+struct twheel_req {
+	u64		deadline;	/* absolute, CLOCK_MONOTONIC ns */
+	u64		period;
+	u64		cookie;
+	enum twheel_umode mode;
+	int		cpu;		/* TWHEEL_CPU_ANY or a CPU */
+};
+
+/* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
+static inline u64 twheel_deadline_after(u64 now, u64 delta)
+{
+	u64 sum;
+
+	if (check_add_overflow(now, delta, &sum) || sum > KTIME_MAX)
+		return KTIME_MAX;
+	return sum;
+}
+
+/* dev.c: limits (module parameters) */
+unsigned long twheel_dev_max_per_file(void);
+unsigned long twheel_dev_max_total(void);
+
+/* dev_timer.c */
+int twheel_dev_timers_init(void);
+void twheel_dev_timers_exit(void);
+void twheel_file_init(struct twheel_file *f);
+unsigned long twheel_file_release_timers(struct twheel_file *f);
+int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
+		    u64 *id);
+int twheel_file_cancel(struct twheel_file *f, u64 id);
+int twheel_file_modify(struct twheel_file *f, u64 id,
+		       const struct twheel_req *req);
+int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
+bool twheel_file_ready(struct twheel_file *f);
+ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
+			 size_t count);
+
+/* dev_ioctl.c */
+long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* _TWHEEL_DEV_FILE_H */

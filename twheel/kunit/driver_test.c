@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the twheel per-CPU driver, through the in-kernel API of
+ * <linux/twheel.h>, on the running kernel (real clock, real hrtimers, real
+ * workqueues, real CPU hotplug).
+ *
+ * The checks that cannot flake are strict: a callback never starts before
+ * its deadline (ktime_get() at callback start), runs once per expiry, on the
+ * CPU the timer was armed on, in process context; the counts of callbacks
+ * are exact; fixed-delay gaps are never shorter than the period; a callback
+ * is never re-entered; nothing runs after a cancel. How late a timer fires
+ * depends on the host (these tests run under TCG emulation too), so that
+ * bound is generous: TWT_LATE_MAX_NS plus one wheel tick. Counts that depend
+ * on lateness (overruns, wakeups of a tickless base) are checked against
+ * bounds derived from the times the callbacks measured themselves.
+ *
+ * Every wait for a callback has a timeout, so a broken driver fails a case
+ * instead of hanging it, and every timer is cancelled with
+ * twheel_cancel_sync() by a KUnit action before its memory is freed. The
+ * whole suite takes a few seconds.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/twheel.h>
+
+#include "base.h"
+#include "compat.h"
+#include "testhooks.h"
+
+TWHEEL_IMPORT_KUNIT_NS();
+
+/* Generous bound on lateness under emulation (plus one tick). */
+#define TWT_LATE_MAX_NS		(250 * NSEC_PER_MSEC)
+/* Upper bound on any wait for a callback. */
+#define TWT_TIMEOUT_MS		10000
+#define TWT_MS			NSEC_PER_MSEC
+
+static u64 twt_late_max(void)
+{
+	return TWT_LATE_MAX_NS + twheel_tick_ns();
+}
+
+static bool twt_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c,
+					   msecs_to_jiffies(TWT_TIMEOUT_MS));
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(twt_cancel_sync_action, twheel_cancel_sync,
+			    struct twheel_timer *);
+
+/* twheel_cancel_sync(@t) when the test ends, before its memory is freed. */
+static void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t)
+{
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twt_cancel_sync_action, t));
+}
+
+/* ------------------------------------------------------------ one-shots */
+
+/* A set of one-shot timers sharing a completion. */
+struct twt_set;
+
+struct twt_one {
+	struct twheel_timer	timer;
+	struct twt_set		*set;
+	u64			deadline;	/* absolute, ns */
+	u64			fired_ns;	/* ktime at callback start */
+	int			cpu;		/* CPU armed on, or -1 */
+	int			fired_cpu;
+	bool			armed;
+	bool			in_task;
+	atomic_t		fired;
+};
+
+struct twt_set {
+	struct twt_one		*t;
+	unsigned int		n;
+	atomic_t		left;		/* callbacks still expected */
+	atomic_t		calls;		/* callbacks run */
+	struct completion	done;		/* left reached 0 */
+};
+
+static void twt_one_fn(struct twheel_timer *timer)
+{
+	struct twt_one *t = container_of(timer, struct twt_one, timer);
+	struct twt_set *set = t->set;
+	u64 now = ktime_get_ns();
+
+	t->fired_ns = now;
+	t->fired_cpu = raw_smp_processor_id();
+	t->in_task = in_task() && !irqs_disabled();
+	atomic_inc(&t->fired);
+	atomic_inc(&set->calls);
+	if (atomic_dec_and_test(&set->left))
+		complete(&set->done);
+}
+
+static void twt_set_cancel(void *data)
+{
+	struct twt_set *set = data;
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		twheel_cancel_sync(&set->t[i].timer);
+}
+
+static struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n)
+{
+	struct twt_set *set;
+	unsigned int i;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	set->t = kunit_kcalloc(test, n, sizeof(*set->t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set->t);
+	set->n = n;
+	init_completion(&set->done);
+	for (i = 0; i < n; i++) {
+		twheel_timer_init(&set->t[i].timer, twt_one_fn);
+		set->t[i].set = set;
+		set->t[i].cpu = -1;
+	}
+	/* Runs before the memory above is freed (actions run in reverse). */
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twt_set_cancel, set));
+	return set;
+}
+
+/* Arm t on @cpu to fire @delta ns from now; returns twheel_arm_on(). */
+static int twt_one_arm(struct twt_one *t, u64 delta, int cpu)
+{
+	int ret;
+
+	t->deadline = ktime_get_ns() + delta;
+	t->cpu = cpu;
+	t->armed = true;
+	atomic_inc(&t->set->left);
+	ret = twheel_arm_on(&t->timer, t->deadline, 0, TWHEEL_ABS, cpu);
+	if (ret < 0) {
+		t->armed = false;
+		atomic_dec(&t->set->left);
+	}
+	return ret;
+}
+
+/*
+ * Check every armed timer of @set fired exactly once, in process context,
+ * on its CPU (unless @any_cpu), not before its deadline and not much later.
+ */
+static void twt_set_check(struct kunit *test, struct twt_set *set,
+			  unsigned int armed, bool any_cpu)
+{
+	unsigned int i, bad_count = 0, early = 0, late = 0, wrong_cpu = 0;
+	unsigned int not_task = 0;
+	u64 lat, lat_max = 0;
+
+	KUNIT_ASSERT_TRUE_MSG(test, twt_wait(&set->done),
+			      "%d of %u timers did not fire in %d ms",
+			      atomic_read(&set->left), armed, TWT_TIMEOUT_MS);
+	/* Leave time for a duplicate expiry to show up. */
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->calls), armed);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->left), 0);
+
+	for (i = 0; i < set->n; i++) {
+		struct twt_one *t = &set->t[i];
+
+		if (!t->armed)
+			continue;
+		if (atomic_read(&t->fired) != 1) {
+			bad_count++;
+			continue;
+		}
+		if (t->fired_ns < t->deadline) {
+			early++;
+			kunit_err(test, "timer %u early by %llu ns\n", i,
+				  t->deadline - t->fired_ns);
+			continue;
+		}
+		lat = t->fired_ns - t->deadline;
+		lat_max = max(lat_max, lat);
+		if (lat > twt_late_max())
+			late++;
+		if (!any_cpu && t->cpu >= 0 && t->fired_cpu != t->cpu)
+			wrong_cpu++;
+		if (!t->in_task)
+			not_task++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad_count, 0, "timers not fired exactly once");
+	KUNIT_EXPECT_EQ_MSG(test, early, 0, "timers fired before deadline");
+	KUNIT_EXPECT_EQ_MSG(test, late, 0, "timers later than %llu ns (max %llu)",
+			    twt_late_max(), lat_max);
+	KUNIT_EXPECT_EQ_MSG(test, wrong_cpu, 0, "callbacks on the wrong CPU");
+	KUNIT_EXPECT_EQ_MSG(test, not_task, 0, "callbacks not in process context");
+	kunit_info(test, "%u timers, max lateness %llu us\n", armed,
+		   div_u64(lat_max, NSEC_PER_USEC));
+}
+
+/* 1. Many timers on every online CPU: once each, on time, on their CPU. */
+#define TWT_PER_CPU	200
+
+static void twt_realtime(struct kunit *test)
+{
+	unsigned int n = num_online_cpus() * TWT_PER_CPU, i = 0, k;
+	struct twt_set *set;
+	int cpu;
+
+	set = twt_set_alloc(test, n);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		for (k = 0; k < TWT_PER_CPU && i < n; k++, i++) {
+			u64 delta = (1 + get_random_u32_below(50)) * TWT_MS +
+				    get_random_u32_below(TWT_MS);
+
+			KUNIT_EXPECT_EQ(test, twt_one_arm(&set->t[i], delta, cpu),
+					0);
+		}
+	}
+	cpus_read_unlock();
+	twt_set_check(test, set, i, false);
+}
+
+/* ------------------------------------------------------------ periodics */
+
+#define TWT_MAX_CALLS	32
+
+/*
+ * A periodic timer recording when each callback started and returned. The
+ * callback number @sleep_at (or every callback with @sleep_all) sleeps
+ * @sleep_ms; callback number @limit - 1 queries and cancels its own timer.
+ */
+struct twt_per {
+	struct twheel_timer	timer;
+	u64			first;		/* first deadline, absolute */
+	u64			period;
+	unsigned int		limit;
+	unsigned int		sleep_at;
+	bool			sleep_all;
+	unsigned int		sleep_ms;
+	atomic_t		calls;
+	atomic_t		inflight;
+	atomic_t		reentered;
+	int			cancel_ret;
+	int			query_ret;
+	struct twheel_timer_info info;	/* queried by the last callback */
+	struct completion	done;
+	u64			start[TWT_MAX_CALLS];
+	u64			end[TWT_MAX_CALLS];
+};
+
+static void twt_per_fn(struct twheel_timer *timer)
+{
+	struct twt_per *p = container_of(timer, struct twt_per, timer);
+	u64 now = ktime_get_ns();
+	unsigned int i = atomic_inc_return(&p->calls) - 1;
+
+	if (atomic_inc_return(&p->inflight) > 1)
+		atomic_inc(&p->reentered);
+	if (i < TWT_MAX_CALLS)
+		p->start[i] = now;
+	if (p->sleep_all || i == p->sleep_at)
+		msleep(p->sleep_ms);
+	if (i + 1 == p->limit) {
+		p->query_ret = twheel_query(timer, &p->info);
+		p->cancel_ret = twheel_cancel(timer);
+	}
+	if (i < TWT_MAX_CALLS)
+		p->end[i] = ktime_get_ns();
+	atomic_dec(&p->inflight);
+	if (i + 1 == p->limit)
+		complete(&p->done);
+}
+
+static struct twt_per *twt_per_alloc(struct kunit *test, unsigned int limit)
+{
+	struct twt_per *p;
+
+	KUNIT_ASSERT_LE(test, limit, TWT_MAX_CALLS);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	twheel_timer_init(&p->timer, twt_per_fn);
+	p->limit = limit;
+	p->sleep_at = UINT_MAX;
+	init_completion(&p->done);
+	twt_cancel_at_end(test, &p->timer);
+	return p;
+}
+
+/* Arm @p to fire first in one period, then every period; wait for @limit. */
+static void twt_per_run(struct kunit *test, struct twt_per *p, u64 period,
+			unsigned int flags)
+{
+	p->period = period;
+	p->first = ktime_get_ns() + period;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&p->timer, p->first, period,
+					    flags | TWHEEL_ABS, TWHEEL_CPU_ANY),
+			0);
+	KUNIT_ASSERT_TRUE_MSG(test, twt_wait(&p->done),
+			      "only %d of %u callbacks in %d ms",
+			      atomic_read(&p->calls), p->limit, TWT_TIMEOUT_MS);
+	/* The last callback cancelled the timer: nothing may follow. */
+	msleep(div_u64(5 * period, TWT_MS) + 20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), p->limit);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->reentered), 0);
+	KUNIT_EXPECT_EQ(test, p->query_ret, 0);
+	KUNIT_EXPECT_EQ(test, p->info.state, TWHEEL_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, p->info.period, period);
+	KUNIT_EXPECT_EQ(test, p->cancel_ret, 0);	/* running, not pending */
+}
+
+/* Fixed rate: callback i never starts before grid point first + i * period. */
+static void twt_check_grid(struct kunit *test, struct twt_per *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->limit; i++) {
+		u64 grid = p->first + i * p->period;
+
+		KUNIT_EXPECT_GE_MSG(test, p->start[i], grid,
+				    "callback %u early", i);
+		if (i)
+			KUNIT_EXPECT_GE_MSG(test, p->start[i], p->end[i - 1],
+					    "callback %u overlaps", i);
+	}
+	KUNIT_EXPECT_LT(test, p->start[0] - p->first, twt_late_max());
+}
+
+/*
+ * Bounds on the overruns counted when the last callback started. Every
+ * callback takes one grid point, so at most (grid points up to the last
+ * callback) - limit (+1 for rounding) were skipped; at least the grid points
+ * the sleeping callbacks spanned, minus one each for the catch-up tick.
+ */
+static void twt_check_overruns(struct kunit *test, struct twt_per *p,
+			       u64 min)
+{
+	u64 last = p->start[p->limit - 1];
+	u64 grid = div64_u64(last - p->first, p->period) + 1;
+	u64 max = grid - p->limit + 1;
+
+	kunit_info(test, "overruns %u, expected %llu..%llu\n",
+		   p->info.overruns, min, max);
+	KUNIT_EXPECT_GE(test, p->info.overruns, min);
+	KUNIT_EXPECT_LE(test, p->info.overruns, max);
+}
+
+/* 2. Fixed rate: a slow callback is counted as overruns, never replayed. */
+static void twt_fixed_rate(struct kunit *test)
+{
+	const u64 period = 10 * TWT_MS;
+	struct twt_per *p = twt_per_alloc(test, 20);
+	unsigned int k = 3, m;
+	u64 dur, ret;
+
+	p->sleep_at = k;
+	p->sleep_ms = 80;
+	twt_per_run(test, p, period, 0);
+	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_FIXED_RATE);
+	twt_check_grid(test, p);
+
+	dur = div64_u64(p->end[k] - p->start[k], period);
+	KUNIT_EXPECT_GE(test, dur, 8);
+	twt_check_overruns(test, p, dur - 1);
+
+	/*
+	 * No burst after the slow callback returned at ret: the j-th callback
+	 * after it is due at a grid point after ret + (j - 1) * period; allow
+	 * one more period for a late tick.
+	 */
+	ret = p->end[k];
+	for (m = k + 2; m < p->limit; m++)
+		KUNIT_EXPECT_GE_MSG(test, p->start[m] + 2 * period,
+				    ret + (m - k) * period,
+				    "burst: callback %u %llu ns after the slow one",
+				    m, p->start[m] - ret);
+}
+
+/* 3. Fixed delay: each callback starts >= period after the previous returned. */
+static void twt_fixed_delay(struct kunit *test)
+{
+	const u64 period = 10 * TWT_MS;
+	struct twt_per *p = twt_per_alloc(test, 8);
+	unsigned int i;
+
+	p->sleep_at = 2;
+	p->sleep_ms = 30;
+	twt_per_run(test, p, period, TWHEEL_FIXED_DELAY);
+	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_FIXED_DELAY_MODE);
+	KUNIT_EXPECT_GE(test, p->start[0], p->first);
+	for (i = 1; i < p->limit; i++) {
+		u64 gap = p->start[i] - p->end[i - 1];
+
+		KUNIT_EXPECT_GE_MSG(test, p->start[i], p->end[i - 1] + period,
+				    "gap before callback %u is %lld ns", i,
+				    (s64)(p->start[i] - p->end[i - 1]));
+		KUNIT_EXPECT_LT(test, gap, period + twt_late_max());
+	}
+	KUNIT_EXPECT_EQ(test, p->info.overruns, 0);
+}
+
+/* 4. A callback longer than its period is not re-entered; skips counted. */
+static void twt_skip_running(struct kunit *test)
+{
+	const u64 period = 5 * TWT_MS;
+	struct twt_per *p = twt_per_alloc(test, 5);
+	u64 min = 0, dur;
+	unsigned int i;
+
+	p->sleep_all = true;
+	p->sleep_ms = 20;
+	twt_per_run(test, p, period, 0);
+	twt_check_grid(test, p);
+	for (i = 0; i + 1 < p->limit; i++) {
+		dur = div64_u64(p->end[i] - p->start[i], period);
+		min += dur > 1 ? dur - 1 : 0;
+	}
+	KUNIT_EXPECT_GE(test, min, p->limit - 1);
+	twt_check_overruns(test, p, min);
+}
+
+/*
+ * 4b. Re-arming a running periodic timer on another CPU does not let the
+ * callback run on both CPUs at once (as with timer_list, a running timer
+ * must not start again elsewhere before its callback returned).
+ */
+static void twt_no_reentry_migrate(struct kunit *test)
+{
+	const u64 period = 50 * TWT_MS;
+	struct twt_per *p = twt_per_alloc(test, 3);
+	int a = cpumask_first(cpu_online_mask), b, i;
+
+	b = cpumask_next(a, cpu_online_mask);
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	p->sleep_all = true;
+	p->sleep_ms = 30;
+	p->period = period;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&p->timer, 5 * TWT_MS, period, 0,
+					    a), 0);
+	for (i = 0; i < TWT_TIMEOUT_MS && !atomic_read(&p->inflight); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_EQ(test, atomic_read(&p->inflight), 1);
+	/* The callback sleeps 30 ms on a; this one is due in 1 ms on b. */
+	KUNIT_EXPECT_GE(test, twheel_arm_on(&p->timer, TWT_MS, period, 0, b),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&p->done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->reentered), 0);
+	KUNIT_EXPECT_GE(test, p->start[1], p->end[0]);
+}
+
+/* 5. A periodic callback cancelling its own timer: no further callbacks. */
+static void twt_cancel_in_callback(struct kunit *test)
+{
+	struct twt_per *p = twt_per_alloc(test, 3);
+	struct twheel_timer_info info;
+
+	twt_per_run(test, p, 5 * TWT_MS, 0);
+	KUNIT_EXPECT_EQ(test, twheel_query(&p->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->timer), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), 3);
+}
+
+/* ------------------------------------------------- re-arm and modify */
+
+#define TWT_REARMS	5
+
+struct twt_rearm {
+	struct twheel_timer	timer;
+	u64			deadline;
+	unsigned int		left;
+	atomic_t		calls;
+	atomic_t		early;
+	atomic_t		bad_ret;
+	struct completion	done;
+	/* modify of another timer */
+	struct twt_one		*other;
+	u64			other_deadline;
+	int			modify_ret;
+};
+
+static void twt_rearm_fn(struct twheel_timer *timer)
+{
+	struct twt_rearm *r = container_of(timer, struct twt_rearm, timer);
+	u64 now = ktime_get_ns();
+
+	if (now < r->deadline)
+		atomic_inc(&r->early);
+	atomic_inc(&r->calls);
+	if (r->left) {
+		r->left--;
+		r->deadline = now + 2 * TWT_MS;
+		/* A one-shot is idle once its callback started. */
+		if (twheel_arm_on(timer, r->deadline, 0, TWHEEL_ABS,
+				  TWHEEL_CPU_ANY))
+			atomic_inc(&r->bad_ret);
+		return;
+	}
+	if (r->other) {
+		r->other->deadline = now + 10 * TWT_MS;
+		r->modify_ret = twheel_modify(&r->other->timer,
+					      r->other->deadline, 0, TWHEEL_ABS);
+	}
+	complete(&r->done);
+}
+
+static struct twt_rearm *twt_rearm_alloc(struct kunit *test)
+{
+	struct twt_rearm *r;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	twheel_timer_init(&r->timer, twt_rearm_fn);
+	init_completion(&r->done);
+	twt_cancel_at_end(test, &r->timer);
+	return r;
+}
+
+/* 6a. A one-shot re-arming itself from its callback TWT_REARMS times. */
+static void twt_rearm_self(struct kunit *test)
+{
+	struct twt_rearm *r = twt_rearm_alloc(test);
+
+	r->left = TWT_REARMS;
+	r->deadline = ktime_get_ns() + 2 * TWT_MS;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&r->timer, r->deadline, 0,
+					    TWHEEL_ABS, TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&r->done));
+	msleep(30);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->calls), TWT_REARMS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad_ret), 0);
+	KUNIT_EXPECT_FALSE(test, twheel_pending(&r->timer));
+}
+
+/* 6b. A callback modifying another pending timer: it fires at the new time. */
+static void twt_modify_other(struct kunit *test)
+{
+	struct twt_rearm *r = twt_rearm_alloc(test);
+	struct twt_set *set = twt_set_alloc(test, 1);
+	struct twt_one *b = &set->t[0];
+
+	/* B far away; A modifies it to 10 ms after A's callback. */
+	KUNIT_ASSERT_EQ(test, twt_one_arm(b, 10 * MSEC_PER_SEC * TWT_MS,
+					  TWHEEL_CPU_ANY), 0);
+	r->other = b;
+	r->deadline = ktime_get_ns() + 5 * TWT_MS;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&r->timer, r->deadline, 0,
+					    TWHEEL_ABS, TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&r->done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->early), 0);
+	KUNIT_EXPECT_EQ(test, r->modify_ret, 1);
+	twt_set_check(test, set, 1, true);
+}
+
+/* ------------------------------------------------------- cancel_sync */
+
+struct twt_block {
+	struct twheel_timer	timer;
+	atomic_t		calls;
+	u64			cb_end_ns;
+	u64			sync_end_ns;
+	int			sync_ret;
+	struct completion	entered;	/* first callback started */
+	struct completion	release;	/* let the callback return */
+	struct completion	synced;		/* twheel_cancel_sync() returned */
+};
+
+static void twt_block_fn(struct twheel_timer *timer)
+{
+	struct twt_block *b = container_of(timer, struct twt_block, timer);
+
+	if (atomic_inc_return(&b->calls) == 1) {
+		complete(&b->entered);
+		twt_wait(&b->release);
+		usleep_range(5000, 6000);
+	}
+	WRITE_ONCE(b->cb_end_ns, ktime_get_ns());
+}
+
+static int twt_block_sync(void *data)
+{
+	struct twt_block *b = data;
+
+	b->sync_ret = twheel_cancel_sync(&b->timer);
+	b->sync_end_ns = ktime_get_ns();
+	complete(&b->synced);
+	return 0;
+}
+
+static void twt_block_cleanup(void *data)
+{
+	struct twt_block *b = data;
+
+	complete_all(&b->release);
+	twheel_cancel_sync(&b->timer);
+}
+
+/*
+ * cancel_sync of a periodic timer whose callback is blocked: it must not
+ * return before the callback did, and the timer is not re-armed afterwards.
+ * With @to >= 0 the running timer is first re-armed (far away) on CPU @to:
+ * cancel_sync must still wait for the callback running on the old CPU.
+ */
+static void twt_cancel_sync_common(struct kunit *test, int from, int to)
+{
+	const u64 period = 5 * TWT_MS;
+	struct task_struct *task;
+	struct twheel_timer_info info;
+	struct twt_block *b;
+	bool synced;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	twheel_timer_init(&b->timer, twt_block_fn);
+	init_completion(&b->entered);
+	init_completion(&b->release);
+	init_completion(&b->synced);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twt_block_cleanup, b));
+
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, from),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	if (to >= 0)
+		KUNIT_EXPECT_GE(test, twheel_arm_on(&b->timer,
+						    10 * MSEC_PER_SEC * TWT_MS,
+						    period, 0, to), 0);
+
+	task = kthread_run(twt_block_sync, b, "twt_cancel_sync");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* Several periods pass while the callback is blocked. */
+	msleep(50);
+	synced = completion_done(&b->synced);
+	complete(&b->release);
+	KUNIT_EXPECT_FALSE_MSG(test, synced,
+			       "cancel_sync returned while the callback ran");
+	/* The kthread uses b until it completes synced: always wait. */
+	if (!twt_wait(&b->synced)) {
+		KUNIT_FAIL(test, "cancel_sync did not return in %d ms",
+			   TWT_TIMEOUT_MS);
+		wait_for_completion(&b->synced);
+	}
+	KUNIT_EXPECT_GE(test, b->sync_end_ns, READ_ONCE(b->cb_end_ns));
+	/* Not pending while running, unless re-armed elsewhere. */
+	KUNIT_EXPECT_EQ(test, b->sync_ret, to >= 0 ? 1 : 0);
+
+	msleep(div_u64(5 * period, TWT_MS) + 20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
+	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+}
+
+/* 7. cancel_sync waits for the running callback; no re-arm afterwards. */
+static void twt_cancel_sync_waits(struct kunit *test)
+{
+	twt_cancel_sync_common(test, TWHEEL_CPU_ANY, -1);
+}
+
+/* 7b. The same when the running timer was re-armed on another CPU. */
+static void twt_cancel_sync_migrated(struct kunit *test)
+{
+	int a = cpumask_first(cpu_online_mask);
+	int b = cpumask_next(a, cpu_online_mask);
+
+	if (b >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	twt_cancel_sync_common(test, a, b);
+}
+
+/* ------------------------------------------ return values and query */
+
+static void twt_noop_fn(struct twheel_timer *timer)
+{
+}
+
+static struct twheel_timer *twt_timer_alloc(struct kunit *test,
+					    twheel_func_t fn)
+{
+	struct twheel_timer *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	twheel_timer_init(t, fn);
+	twt_cancel_at_end(test, t);
+	return t;
+}
+
+/* Query @t and check deadline, remaining and the clock agree. */
+static void twt_query_pending(struct kunit *test, struct twheel_timer *t,
+			      struct twheel_timer_info *info)
+{
+	u64 t0, t1;
+
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, twheel_query(t, info), 0);
+	t1 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, info->state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_GT(test, info->remaining, 0);
+	/* remaining was computed between t0 and t1 */
+	KUNIT_EXPECT_GE(test, info->deadline - info->remaining, t0);
+	KUNIT_EXPECT_LE(test, info->deadline - info->remaining, t1);
+}
+
+/* 8. cancel, modify and query report the state exactly. */
+static void twt_return_values(struct kunit *test)
+{
+	struct twheel_timer *t = twt_timer_alloc(test, twt_noop_fn);
+	struct twt_set *set = twt_set_alloc(test, 1);
+	const u64 rel = 500 * TWT_MS;
+	struct twheel_timer_info info;
+	int cpu = cpumask_last(cpu_online_mask);
+	u64 t0, t1, abs;
+
+	/* Idle timer. */
+	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.deadline, 0);
+	KUNIT_EXPECT_EQ(test, info.remaining, 0);
+
+	/* One-shot, relative deadline, named CPU. */
+	t0 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, rel, 0, 0, cpu), 0);
+	t1 = ktime_get_ns();
+	KUNIT_EXPECT_TRUE(test, twheel_pending(t));
+	twt_query_pending(test, t, &info);
+	KUNIT_EXPECT_GE(test, info.deadline, t0 + rel);
+	KUNIT_EXPECT_LE(test, info.deadline, t1 + rel);
+	KUNIT_EXPECT_LE(test, info.remaining, rel);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_ONESHOT);
+	KUNIT_EXPECT_EQ(test, info.period, 0);
+	KUNIT_EXPECT_EQ(test, info.cpu, cpu);
+	KUNIT_EXPECT_EQ(test, info.overruns, 0);
+
+	/* Arm of a pending timer: 1. Absolute deadline kept exactly. */
+	abs = ktime_get_ns() + rel;
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, abs, 0, TWHEEL_ABS, cpu), 1);
+	twt_query_pending(test, t, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline, abs);
+
+	/* Modify of a pending timer: 1, new deadline and period. */
+	abs += 100 * TWT_MS;
+	KUNIT_EXPECT_EQ(test, twheel_modify(t, abs, 7 * TWT_MS, TWHEEL_ABS), 1);
+	twt_query_pending(test, t, &info);
+	KUNIT_EXPECT_EQ(test, info.deadline, abs);
+	KUNIT_EXPECT_EQ(test, info.period, 7 * TWT_MS);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, info.cpu, cpu);
+
+	/* Cancel of a pending timer: 1, then idle: 0. */
+	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 1);
+	KUNIT_EXPECT_FALSE(test, twheel_pending(t));
+	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+
+	/* Modify of an idle timer: 0. */
+	KUNIT_EXPECT_EQ(test, twheel_modify(t, rel, 0, 0), 0);
+	twheel_cancel_sync(t);
+
+	/* Periodic fixed delay. */
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, rel, 3 * TWT_MS,
+					    TWHEEL_FIXED_DELAY, cpu), 0);
+	twt_query_pending(test, t, &info);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_FIXED_DELAY_MODE);
+	KUNIT_EXPECT_EQ(test, info.period, 3 * TWT_MS);
+	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 1);
+
+	/* A fired one-shot is idle: cancel 0, modify 0. */
+	KUNIT_ASSERT_EQ(test, twt_one_arm(&set->t[0], TWT_MS, cpu), 0);
+	twt_set_check(test, set, 1, false);
+	KUNIT_EXPECT_EQ(test, twheel_query(&set->t[0].timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, twheel_cancel(&set->t[0].timer), 0);
+}
+
+/* ----------------------------------------------------------- tickless */
+
+static void twt_snapshot(struct kunit *test, int cpu,
+			 struct twheel_base_snapshot *snap)
+{
+	KUNIT_ASSERT_EQ(test, twheel_base_snapshot(cpu, snap), 0);
+}
+
+/* Wait up to 2 s for the base of @cpu to be empty. */
+static void twt_wait_idle(struct kunit *test, int cpu,
+			  struct twheel_base_snapshot *snap)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		twt_snapshot(test, cpu, snap);
+		if (!snap->pending && !snap->expired && !snap->tick_armed)
+			return;
+		usleep_range(10000, 11000);
+	}
+}
+
+/* 9. No tick without work; a far timer costs O(levels) wakeups. */
+static void twt_tickless(struct kunit *test)
+{
+	struct twt_set *set = twt_set_alloc(test, 1);
+	struct twheel_timer *far = twt_timer_alloc(test, twt_noop_fn);
+	struct twheel_timer *inf = twt_timer_alloc(test, twt_noop_fn);
+	struct twheel_base_snapshot s0, s1;
+	struct twheel_timer_info info;
+	int cpu = cpumask_first(cpu_online_mask);
+
+	twt_wait_idle(test, cpu, &s0);
+	KUNIT_EXPECT_EQ(test, s0.pending, 0);
+	KUNIT_EXPECT_EQ(test, s0.expired, 0);
+	KUNIT_EXPECT_FALSE(test, s0.tick_armed);
+	KUNIT_EXPECT_EQ(test, s0.next_tick, U64_MAX);
+	KUNIT_EXPECT_TRUE(test, s0.online);
+
+	/* Idle base: no wakeups at all. */
+	msleep(100);
+	twt_snapshot(test, cpu, &s1);
+	KUNIT_EXPECT_EQ(test, s1.wakeups, s0.wakeups);
+
+	/* A timer 2 s away: a handful of wakeups at most while it waits. */
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(far, 2 * MSEC_PER_SEC * TWT_MS, 0,
+					    0, cpu), 0);
+	msleep(20);	/* a remote base is reprogrammed by IPI */
+	twt_snapshot(test, cpu, &s0);
+	KUNIT_EXPECT_EQ(test, s0.pending, 1);
+	KUNIT_EXPECT_TRUE(test, s0.tick_armed);
+	KUNIT_EXPECT_NE(test, s0.next_tick, U64_MAX);
+	msleep(200);
+	twt_snapshot(test, cpu, &s1);
+	KUNIT_EXPECT_LE(test, s1.wakeups - s0.wakeups, twheel_levels());
+	KUNIT_EXPECT_EQ(test, twheel_cancel(far), 1);
+	twt_snapshot(test, cpu, &s1);
+	KUNIT_EXPECT_EQ(test, s1.pending, 0);
+
+	/* A timer 300 ms away, waited for: levels + 2 wakeups at most. */
+	twt_wait_idle(test, cpu, &s0);
+	KUNIT_ASSERT_EQ(test, twt_one_arm(&set->t[0], 300 * TWT_MS, cpu), 0);
+	twt_set_check(test, set, 1, false);
+	twt_snapshot(test, cpu, &s1);
+	kunit_info(test, "300 ms timer: %llu wakeups, max cascades %u\n",
+		   s1.wakeups - s0.wakeups, s1.max_cascades);
+	KUNIT_EXPECT_LE(test, s1.wakeups - s0.wakeups, twheel_levels() + 2);
+	KUNIT_EXPECT_LE(test, s1.max_cascades, twheel_levels() - 1);
+
+	/* Deadlines at the end of time never fire and can be cancelled. */
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(far, U64_MAX, 0, TWHEEL_ABS, cpu),
+			0);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(inf, U64_MAX, 0, 0, cpu), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, twheel_query(far, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, twheel_query(inf, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, twheel_cancel(far), 1);
+	KUNIT_EXPECT_EQ(test, twheel_cancel(inf), 1);
+}
+
+/* ------------------------------------------------------------ hotplug */
+
+#define TWT_HOTPLUG_CPU	1
+#define TWT_HOTPLUG_N	60
+
+static void twt_cpu_up(void *data)
+{
+	add_cpu((long)data);
+}
+
+/* 10. Timers of an offlined CPU move and fire once, not early. */
+static void twt_hotplug(struct kunit *test)
+{
+	const int cpu = TWT_HOTPLUG_CPU;
+	struct twheel_base_snapshot snap;
+	struct twt_set *set, *after;
+	struct twheel_timer *t;
+	unsigned int i;
+	int ret;
+
+	t = twt_timer_alloc(test, twt_noop_fn);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, nr_cpu_ids),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, INT_MAX), -ERANGE);
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu))
+		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
+
+	set = twt_set_alloc(test, TWT_HOTPLUG_N);
+	after = twt_set_alloc(test, 1);
+	/* Some due at once (likely in flight when the CPU dies), most later. */
+	for (i = 0; i < TWT_HOTPLUG_N; i++) {
+		u64 delta = i < 10 ? i * TWT_MS / 10 :
+			    (100 + get_random_u32_below(200)) * TWT_MS;
+
+		KUNIT_ASSERT_EQ(test, twt_one_arm(&set->t[i], delta, cpu), 0);
+	}
+
+	ret = remove_cpu(cpu);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%d)", cpu);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twt_cpu_up,
+							   (void *)(long)cpu));
+
+	twt_snapshot(test, cpu, &snap);
+	KUNIT_EXPECT_FALSE(test, snap.online);
+	KUNIT_EXPECT_EQ(test, snap.pending, 0);
+	KUNIT_EXPECT_EQ(test, snap.expired, 0);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, cpu), -ENXIO);
+	KUNIT_EXPECT_FALSE(test, twheel_pending(t));
+
+	/* All fire exactly once, none early, wherever they moved. */
+	twt_set_check(test, set, TWT_HOTPLUG_N, true);
+
+	kunit_release_action(test, twt_cpu_up, (void *)(long)cpu);
+	KUNIT_ASSERT_TRUE(test, cpu_online(cpu));
+	twt_snapshot(test, cpu, &snap);
+	KUNIT_EXPECT_TRUE(test, snap.online);
+
+	/* The CPU takes timers again, and runs them itself. */
+	KUNIT_EXPECT_EQ(test, twt_one_arm(&after->t[0], 5 * TWT_MS, cpu), 0);
+	twt_set_check(test, after, 1, false);
+}
+
+/* ---------------------------------------------------------- bad input */
+
+/* 11. Invalid flags and periods are refused and leave the timer idle. */
+static void twt_bad_input(struct kunit *test)
+{
+	struct twheel_timer *t = twt_timer_alloc(test, twt_noop_fn);
+	struct twheel_timer_info info;
+
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 1U << 7,
+					    TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, ~0U,
+					    TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, TWHEEL_FIXED_DELAY,
+					    TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0,
+					    TWHEEL_FIXED_DELAY | TWHEEL_ABS,
+					    TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+
+	/* The same through modify of a pending timer: it stays as it was. */
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(t, 10 * MSEC_PER_SEC * TWT_MS, 0, 0,
+					    TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_EQ(test, twheel_modify(t, TWT_MS, 0, 1U << 7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_modify(t, TWT_MS, 0, TWHEEL_FIXED_DELAY),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_ONESHOT);
+	KUNIT_EXPECT_GT(test, info.remaining, MSEC_PER_SEC * TWT_MS);
+	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 1);
+}
+
+static struct kunit_case twt_driver_cases[] = {
+	KUNIT_CASE(twt_bad_input),
+	KUNIT_CASE(twt_return_values),
+	KUNIT_CASE(twt_realtime),
+	KUNIT_CASE(twt_fixed_rate),
+	KUNIT_CASE(twt_fixed_delay),
+	KUNIT_CASE(twt_skip_running),
+	KUNIT_CASE(twt_no_reentry_migrate),
+	KUNIT_CASE(twt_cancel_in_callback),
+	KUNIT_CASE(twt_rearm_self),
+	KUNIT_CASE(twt_modify_other),
+	KUNIT_CASE(twt_cancel_sync_waits),
+	KUNIT_CASE(twt_cancel_sync_migrated),
+	KUNIT_CASE(twt_tickless),
+	KUNIT_CASE(twt_hotplug),
+	{}
+};
+
+static struct kunit_suite twt_driver_suite = {
+	.name = "twheel_driver",
+	.test_cases = twt_driver_cases,
+};
+
+kunit_test_suites(&twt_driver_suite);

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel statistics: the per-CPU counters and the few helpers that are more
+ * than a this_cpu_inc(). See stats.h for the counters themselves.
+ *
+ * Writers only ever touch a counter of the CPU they run on (or, for the
+ * maxima, any CPU's slot through a cmpxchg loop), so there is no shared
+ * cache line on the hot path. Readers sum over possible CPUs without any
+ * lock: each u64 is read once, so the sum is slightly torn across fields but
+ * every field is monotonic (the maxima never decrease).
+ */
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+
+#include "stats.h"
+
+DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
+
+/**
+ * twheel_stat_max() - raise a maximum counter to @val
+ * @field:	a maximum of one CPU's struct twheel_stats, normally
+ *		raw_cpu_ptr(&twheel_stats.cb_max_ns) (or .lat_max_ns)
+ * @val:	the new sample
+ *
+ * The update is a compare-and-exchange loop, so it is safe in any context
+ * and with preemption enabled: if the caller migrated after computing
+ * @field, the sample lands in another CPU's slot, which only matters to the
+ * per-CPU view (the global view takes the maximum over CPUs anyway) and can
+ * not lose a larger concurrent sample. The common case (@val not a new
+ * maximum) is a single load.
+ *
+ * Context: any context.
+ */
+void twheel_stat_max(u64 *field, u64 val)
+{
+	u64 old = READ_ONCE(*field);
+
+	while (val > old) {
+		if (try_cmpxchg64(field, &old, val))
+			break;
+	}
+}
+
+/* Histogram bucket of a lateness: 0 for < 1 us, else fls64(us), capped. */
+static unsigned int twheel_lat_bucket(u64 late_ns)
+{
+	u64 us = div_u64(late_ns, NSEC_PER_USEC);
+
+	return min_t(unsigned int, fls64(us), TWHEEL_LAT_BUCKETS - 1);
+}
+
+/**
+ * twheel_stat_latency() - account the lateness of one callback
+ * @late_ns:	callback start minus the timer's deadline, in ns (0 if on time)
+ *
+ * Counts @late_ns in the log2 histogram (bucket i holds [2^(i-1), 2^i) us,
+ * bucket 0 less than 1 us, the last bucket everything above) of the local
+ * CPU and raises the local lateness maximum.
+ *
+ * Context: any context; preemption may be enabled.
+ */
+void twheel_stat_latency(u64 late_ns)
+{
+	this_cpu_inc(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)]);
+	twheel_stat_max(raw_cpu_ptr(&twheel_stats.lat_max_ns), late_ns);
+}
+
+/**
+ * twheel_stats_sum() - sum the counters of every possible CPU
+ * @sum:	filled with the totals; the maxima are maxima over CPUs
+ *
+ * CPUs that went offline keep their counts, so the totals never go back.
+ *
+ * Context: any context; takes no lock.
+ */
+void twheel_stats_sum(struct twheel_stats *sum)
+{
+	unsigned int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
+
+		sum->armed += READ_ONCE(s->armed);
+		sum->cancelled += READ_ONCE(s->cancelled);
+		sum->expired += READ_ONCE(s->expired);
+		sum->cascaded += READ_ONCE(s->cascaded);
+		sum->migrated += READ_ONCE(s->migrated);
+		sum->ticks_run += READ_ONCE(s->ticks_run);
+		sum->ticks_idle += READ_ONCE(s->ticks_idle);
+		sum->wakeups += READ_ONCE(s->wakeups);
+		sum->batches += READ_ONCE(s->batches);
+		sum->callbacks += READ_ONCE(s->callbacks);
+		sum->overruns += READ_ONCE(s->overruns);
+		sum->rejected += READ_ONCE(s->rejected);
+		sum->fd_cancelled += READ_ONCE(s->fd_cancelled);
+		sum->lat_max_ns = max(sum->lat_max_ns, READ_ONCE(s->lat_max_ns));
+		sum->cb_max_ns = max(sum->cb_max_ns, READ_ONCE(s->cb_max_ns));
+		for (i = 0; i < TWHEEL_LAT_BUCKETS; i++)
+			sum->lat_hist[i] += READ_ONCE(s->lat_hist[i]);
+	}
+}
