@@ -109,7 +109,11 @@ shell:
 	@MAKE='$(MAKE)' $(VM)/shell.sh $(KERNEL)
 
 # Hooks for scripts others provide: run tools/vm/<name>.sh when present.
-demo bench stress:
+# Benchmarks (not tests): QUICK=1 for a short run; results in build/bench/.
+bench:
+	@tools/bench/run.sh
+
+demo stress:
 	@if [ -x $(VM)/$@.sh ]; then exec $(VM)/$@.sh; \
 	else echo "twheel: 'make $@' not yet available ($(VM)/$@.sh missing)"; fi
 

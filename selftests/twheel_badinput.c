@@ -18,6 +18,12 @@
 #include "twheel_hard.h"
 #include "kselftest_harness.h"
 
+/* Start from a quiet module: nothing pending from an earlier test. */
+static void __attribute__((constructor)) settle(void)
+{
+	tw_settle(120000);
+}
+
 #define PAGE		4096UL
 #define KERNEL_PTR	0xffffffff81000000ULL
 #define HOUR_NS		(3600ULL * 1000000000ULL)
@@ -35,7 +41,7 @@ static void __attribute__((constructor)) tried_init(void)
 		*tried = 0;
 }
 
-/* Two pages, the second unmapped: returns the start of the first. */
+/* Two pages, the second inaccessible: returns the start of the first. */
 static char *guard_pages(void)
 {
 	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
@@ -43,7 +49,7 @@ static char *guard_pages(void)
 
 	if (p == MAP_FAILED)
 		return NULL;
-	munmap(p + PAGE, PAGE);
+	mprotect(p + PAGE, PAGE, PROT_NONE);	/* reserved, never reused */
 	memset(p, 0, PAGE);
 	return p;
 }
@@ -1108,6 +1114,18 @@ TEST(failslab_open_and_arm)
 	/* ARM: fail each of its slab allocations in turn. */
 	fd = tw_open(0);
 	ASSERT_LE(0, fd);
+	/*
+	 * Move the ids to the end of an xarray node (64 slots), so that the
+	 * arms below also need a new node: its allocation fails too.
+	 */
+	for (;;) {
+		uint64_t id = 0;
+
+		ASSERT_EQ(0, tw_arm(fd, 0, HOUR_NS, 0, 0, 0, &id));
+		ASSERT_EQ(1, tw_cancel(fd, id));
+		if (id % 64 == 62)
+			break;
+	}
 	for (nth = 1; nth <= 8; nth++) {
 		struct twheel_arm arm = { .size = sizeof(arm),
 					  .expires = HOUR_NS };

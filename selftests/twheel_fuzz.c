@@ -197,11 +197,20 @@ static void *fuzz_thread(void *arg)
 {
 	uint64_t seed = opt_seed + (uintptr_t)arg * 0x9E3779B97F4A7C15ULL;
 	char *buf = aligned_alloc(PAGE, BUF_SIZE);
-	char *ents = aligned_alloc(PAGE, BUF_SIZE);
 	unsigned long n = 0;
+	char *ents;
 
-	if (!buf || !ents)
+	/*
+	 * Batch entries: the kernel writes ids and results back into them,
+	 * count * entry_size bytes from the start, so the buffer ends in a
+	 * PROT_NONE guard where a long batch stops with EFAULT instead of
+	 * scribbling over our heap.
+	 */
+	ents = mmap(NULL, BUF_SIZE + PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!buf || ents == MAP_FAILED)
 		return NULL;
+	mprotect(ents + BUF_SIZE, PAGE, PROT_NONE);
 	while (!atomic_load(&stop)) {
 		unsigned int op = tw_rand_below(&seed, 100);
 		int fd = pick_fd(&seed);
@@ -273,7 +282,7 @@ static void *fuzz_thread(void *arg)
 	}
 	atomic_fetch_add(&iterations, n);
 	free(buf);
-	free(ents);
+	munmap(ents, BUF_SIZE + PAGE);
 	return NULL;
 }
 
@@ -323,7 +332,8 @@ int main(int argc, char **argv)
 		      -1, 0);
 	if (guard == MAP_FAILED || rdonly == MAP_FAILED)
 		return 1;
-	munmap(guard + PAGE, PAGE);
+	mprotect(guard + PAGE, PAGE, PROT_NONE);	/* stays reserved */
+	tw_settle(120000);
 	tw_stats_read(&a);
 	for (i = 0; i < NFILES; i++)
 		files[i] = tw_open(i & 1 ? O_NONBLOCK : 0);

@@ -196,6 +196,18 @@ static inline uint64_t tw_stats_wait_pending(struct tw_stats *s, uint64_t want,
 	}
 }
 
+/*
+ * Wait (up to @ms) for the global pending count to reach 0: a previous
+ * test's process may still be releasing a large file (exit of a file with
+ * many timers takes a while under TCG and KASAN). Returns the last value.
+ */
+static inline uint64_t tw_settle(unsigned int ms)
+{
+	struct tw_stats s;
+
+	return tw_stats_wait_pending(&s, 0, ms);
+}
+
 /* ------------------------------------------------------- files in sysfs */
 
 static inline int tw_read_file(const char *path, char *buf, size_t len)

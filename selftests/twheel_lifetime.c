@@ -21,6 +21,12 @@
 #include "twheel_hard.h"
 #include "kselftest_harness.h"
 
+/* Start from a quiet module: nothing pending from an earlier test. */
+static void __attribute__((constructor)) settle(void)
+{
+	tw_settle(120000);
+}
+
 #define MS	1000000ULL
 #define HOUR_NS	(3600ULL * 1000000000ULL)
 

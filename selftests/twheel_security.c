@@ -21,6 +21,12 @@
 #include "twheel_hard.h"
 #include "kselftest_harness.h"
 
+/* Start from a quiet module: nothing pending from an earlier test. */
+static void __attribute__((constructor)) settle(void)
+{
+	tw_settle(120000);
+}
+
 #define MS		1000000ULL
 #define HOUR_NS		(3600ULL * 1000000000ULL)
 #define P_PER_FD	TW_PARAMS "/max_timers_per_fd"
@@ -225,14 +231,54 @@ static long long cg_read(const char *file)
 	return tw_read_ll(path);
 }
 
-TEST(memcg_accounting)
+/* Arm up to @max one-hour timers in batches; returns how many, *err set. */
+static long arm_batch_until_error(int fd, long max, long *err)
+{
+	static struct twheel_arm e[500];
+	struct twheel_batch b;
+	long n = 0;
+	unsigned int i;
+
+	*err = 0;
+	while (n < max) {
+		memset(e, 0, sizeof(e));
+		for (i = 0; i < TW_ARRAY_SIZE(e); i++) {
+			e[i].size = sizeof(e[i]);
+			e[i].expires = HOUR_NS;
+		}
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.count = TW_ARRAY_SIZE(e);
+		b.entry_size = sizeof(e[0]);
+		b.entries = (uintptr_t)e;
+		if (tw_ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b) < 0) {
+			*err = -errno;
+			break;
+		}
+		for (i = 0; i < b.done; i++) {
+			if (e[i].result) {
+				*err = e[i].result;
+				return n;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The memcg case arms thousands of timers: more than the default 30 s. */
+FIXTURE(memcg) {};
+FIXTURE_SETUP(memcg) {}
+FIXTURE_TEARDOWN(memcg) {}
+
+TEST_F_TIMEOUT(memcg, accounting, 400)
 {
 	struct saved_param sp;
-	long long before, after, at_limit;
+	long long cur[3], oom_before, oom_after;
+	long res[2] = { 0, 0 }, steps[2] = { 0, 0 };
 	int p[2], q[2], status;
-	char buf[64];
+	char buf[256];
 	pid_t pid;
-	long res[3];
 
 	if (access(CG_ROOT "/cgroup.controllers", R_OK)) {
 		mkdir(CG_ROOT, 0755);
@@ -248,37 +294,32 @@ TEST(memcg_accounting)
 		SKIP(return, "no twheel parameters");
 	ASSERT_EQ(0, tw_write_file(P_PER_FD, "100000000"));
 	ASSERT_EQ(0, tw_write_file(P_TOTAL, "100000000"));
-	ASSERT_EQ(0, tw_write_file(CG "/memory.max", "8M"));
+	tw_write_file(CG "/memory.swap.max", "0");	/* if swap is built in */
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, pipe(q));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		long n = 0, err = 0, step;
+		long r[2];
 		char c;
 		int fd;
 
 		close(p[0]);
 		close(q[1]);
-		/* The parent moved us; wait for the go. */
+		/* The parent moves us into the group, then says go. */
 		if (read(q[0], &c, 1) != 1)
 			_exit(1);
 		fd = tw_open(0);
 		if (fd < 0)
 			_exit(2);
-		/* 20000 timers, report, then until the limit bites. */
-		n = arm_until_error(fd, 20000, &err);
-		res[0] = n;
-		res[1] = err;
-		if (write(p[1], res, sizeof(res)) != sizeof(res))
+		r[0] = arm_batch_until_error(fd, 5000, &r[1]);
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
 			_exit(3);
 		if (read(q[0], &c, 1) != 1)
 			_exit(4);
-		for (step = 0; step < 100 && !err; step++)
-			n += arm_until_error(fd, 20000, &err);
-		res[0] = n;
-		res[1] = err;
-		if (write(p[1], res, sizeof(res)) != sizeof(res))
+		/* Until the limit bites (ENOMEM) or the memcg OOM kills us. */
+		r[0] += arm_batch_until_error(fd, 5000000, &r[1]);
+		if (write(p[1], r, sizeof(r)) != sizeof(r))
 			_exit(5);
 		if (read(q[0], &c, 1) != 1)
 			_exit(6);
@@ -288,25 +329,54 @@ TEST(memcg_accounting)
 	close(q[0]);
 	snprintf(buf, sizeof(buf), "%d", pid);
 	ASSERT_EQ(0, tw_write_file(CG "/cgroup.procs", buf));
-	before = cg_read("memory.current");
+	oom_before = 0;
+	if (!tw_read_file(CG "/memory.events", buf, sizeof(buf)) &&
+	    strstr(buf, "oom_kill "))
+		oom_before = atoll(strstr(buf, "oom_kill ") + 9);
+	cur[0] = cg_read("memory.current");
 	ASSERT_EQ(1, write(q[1], "g", 1));
 	ASSERT_EQ((ssize_t)sizeof(res), read(p[0], res, sizeof(res)));
-	after = cg_read("memory.current");
+	steps[0] = res[0];
+	cur[1] = cg_read("memory.current");
+	/* Now a limit 1 MiB above what the group uses. */
+	snprintf(buf, sizeof(buf), "%lld", cur[1] + (1LL << 20));
+	ASSERT_EQ(0, tw_write_file(CG "/memory.max", buf));
 	ASSERT_EQ(1, write(q[1], "g", 1));
-	ASSERT_EQ((ssize_t)sizeof(res), read(p[0], res, sizeof(res)));
-	at_limit = cg_read("memory.current");
-	ASSERT_EQ(1, write(q[1], "g", 1));
+	if (read(p[0], res, sizeof(res)) == (ssize_t)sizeof(res)) {
+		steps[1] = res[0];
+		cur[2] = cg_read("memory.current");
+		EXPECT_EQ(1, write(q[1], "g", 1));
+	} else {
+		steps[1] = -1;	/* killed by the memcg OOM killer */
+		cur[2] = cg_read("memory.peak");
+	}
 	waitpid(pid, &status, 0);
 	params_restore(&sp);
-	printf("# memcg: memory.current %lld -> %lld after 20000 timers (%lld bytes/timer); limit 8M hit after %ld timers with %s, memory.current %lld\n",
-	       before, after, (after - before) / 20000, res[0],
-	       strerror(-res[1]), at_limit);
-	EXPECT_LT(before + 20000LL * 64, after)
+	oom_after = oom_before;
+	if (!tw_read_file(CG "/memory.events", buf, sizeof(buf)) &&
+	    strstr(buf, "oom_kill "))
+		oom_after = atoll(strstr(buf, "oom_kill ") + 9);
+	printf("# memcg: memory.current %lld before, %lld after %ld timers (%lld bytes/timer)\n",
+	       cur[0], cur[1], steps[0],
+	       steps[0] ? (cur[1] - cur[0]) / steps[0] : 0);
+	if (steps[1] >= 0)
+		printf("# memcg: memory.max current+1M: arm failed after %ld timers with %s, memory.current %lld\n",
+		       steps[1], strerror(-res[1]), cur[2]);
+	else
+		printf("# memcg: memory.max current+1M: the memcg OOM killer killed the arming process (oom_kill %lld -> %lld, peak %lld)\n",
+		       oom_before, oom_after, cur[2]);
+	EXPECT_EQ(5000, steps[0]);
+	EXPECT_LT(cur[0] + 5000LL * 64, cur[1])
 		TH_LOG("timers not charged to the memory cgroup");
-	EXPECT_EQ(-ENOMEM, res[1]);
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	/* The memory goes back when the file is closed. */
-	tw_sleep_ms(100);
+	if (steps[1] >= 0) {
+		EXPECT_TRUE(res[1] == -ENOMEM || res[1] == -ENOSPC)
+			TH_LOG("arm failed with %ld", res[1]);
+	} else {
+		EXPECT_LT(oom_before, oom_after);
+	}
+	/* Everything is uncharged once the file is gone. */
+	tw_sleep_ms(200);
+	EXPECT_GT(cur[1], cg_read("memory.current"));
 	rmdir(CG);
 }
 

@@ -944,6 +944,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)opt_seed, nw, opt_files,
 	       (unsigned long long)opt_ops, (unsigned long long)opt_secs,
 	       (unsigned long long)opt_maxdl_ms, opt_hotplug ? "on" : "off");
+	tw_settle(120000);
 	tw_stats_read(&s0);
 
 	ws = calloc(nw, sizeof(*ws));

@@ -302,12 +302,21 @@ static void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	spin_unlock(&a->lock);
 }
 
-/* An online CPU whose base takes timers, or -1. */
-static int tw_fallback_cpu(void)
+/*
+ * The first online CPU after @from (wrapping) whose base takes timers, or
+ * -1. Starting after the caller's CPU spreads the timers of a CPU going
+ * down instead of piling them all on the first CPU.
+ */
+static int tw_fallback_cpu(unsigned int from)
 {
-	int cpu;
+	unsigned int cpu = from, i;
 
-	for_each_online_cpu(cpu) {
+	for (i = 0; i < nr_cpu_ids; i++) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			break;
 		if (READ_ONCE(tw_base(cpu)->online))
 			return cpu;
 	}
@@ -355,7 +364,7 @@ int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 		local_irq_restore(flags);
 		if (named)
 			return -ENXIO;
-		want = tw_fallback_cpu();
+		want = tw_fallback_cpu(new->cpu);
 		if (want < 0)
 			return -ENXIO;
 	}
@@ -513,15 +522,13 @@ static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
 		return;
 	}
 	for (;;) {
-		cpu = tw_fallback_cpu();
+		cpu = tw_fallback_cpu(base->cpu);
 		if (cpu < 0) {
 			/* Module unload: nowhere to go. */
 			WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
 			return;
 		}
-		target = tw_base(cpu);
-		if (target == base)
-			continue;
+		target = tw_base(cpu);	/* not @base: it is offline */
 		spin_unlock(&base->lock);
 		tw_lock_two_irqoff(base, target);
 		if (base->running_touched) {
@@ -587,9 +594,61 @@ static void tw_work_fn(struct work_struct *work)
 }
 
 /*
- * CPU hotplug. twheel:online (on the CPU): the base takes timers from
- * startup to teardown. twheel:prepare teardown (on a control CPU, the CPU
- * dead): its timers move to the local base, keeping their deadline tick.
+ * Move every timer of @old, pending or expired, to @new (both online or @old
+ * going down), keeping each deadline tick: none fires early, none is lost
+ * or doubled. A callback @old's work is running stays there; its periodic
+ * re-arm finds @old offline and goes to an online base.
+ */
+static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
+{
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	unsigned long flags, n;
+	HLIST_HEAD(list);
+
+	local_irq_save(flags);
+	tw_lock_two_irqoff(old, new);
+
+	n = tw_wheel_drain(&old->wheel, &list);
+	if (n && !new->wheel.pending)
+		tw_wheel_forward(&new->wheel, tw_now_tick());
+	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
+		hlist_del_init(&t->node.entry);
+		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
+
+	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
+		hlist_del(&t->node.entry);
+		hlist_add_head(&t->node.entry, &new->expired);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
+	n += old->nr_expired;
+	new->nr_expired += old->nr_expired;
+	old->nr_expired = 0;
+	if (!hlist_empty(&new->expired) &&
+	    queue_work_on(new->cpu, twheel_wq, &new->work))
+		twheel_stat_inc(batches);
+
+	twheel_stat_add(migrated, n);
+	tw_maybe_idle(old);
+	tw_reprogram(new);
+	tw_unlock_two_irqoff(old, new);
+	local_irq_restore(flags);
+}
+
+/*
+ * CPU hotplug.
+ *
+ * twheel:online startup, on the CPU coming up: the base takes timers.
+ *
+ * twheel:online teardown, on the CPU going down, early: the base stops
+ * taking timers and hands its own to another online CPU right away, so they
+ * do not wait (late) for the rest of the CPU's teardown.
+ *
+ * twheel:prepare teardown, on a control CPU once the CPU is dead: moves
+ * whatever is left (nothing, normally) to the local base and stops the dead
+ * base's hrtimer, like timers_dead_cpu() does for timer_list.
  */
 static int tw_cpu_online(unsigned int cpu)
 {
@@ -607,55 +666,29 @@ static int tw_cpu_offline(unsigned int cpu)
 {
 	struct twheel_base *base = tw_base(cpu);
 	unsigned long flags;
+	int target;
 
 	spin_lock_irqsave(&base->lock, flags);
 	base->online = false;
 	spin_unlock_irqrestore(&base->lock, flags);
+
+	/* Hotplug is serialised: the target stays online meanwhile. */
+	target = tw_fallback_cpu(cpu);
+	if (target >= 0)
+		tw_migrate(base, tw_base(target));
 	return 0;
 }
 
 static int tw_cpu_dead(unsigned int cpu)
 {
-	struct twheel_base *old = tw_base(cpu), *new;
-	unsigned long flags, n, moved = 0;
-	struct twheel_timer *t;
-	struct hlist_node *tmp;
-	HLIST_HEAD(list);
+	struct twheel_base *old = tw_base(cpu);
+	unsigned long flags;
 
-	local_irq_save(flags);
-	new = tw_base(smp_processor_id());
-	tw_lock_two_irqoff(old, new);
-
+	spin_lock_irqsave(&old->lock, flags);
 	old->online = false;
-	n = tw_wheel_drain(&old->wheel, &list);
-	if (n && !new->wheel.pending)
-		tw_wheel_forward(&new->wheel, tw_now_tick());
-	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
-		hlist_del_init(&t->node.entry);
-		/* Same deadline tick: never early, none lost or doubled. */
-		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
-		WRITE_ONCE(t->cpu, new->cpu);
-	}
-	moved += n;
+	spin_unlock_irqrestore(&old->lock, flags);
 
-	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
-		hlist_del(&t->node.entry);
-		hlist_add_head(&t->node.entry, &new->expired);
-		WRITE_ONCE(t->cpu, new->cpu);
-	}
-	new->nr_expired += old->nr_expired;
-	moved += old->nr_expired;
-	old->nr_expired = 0;
-	if (!hlist_empty(&new->expired) &&
-	    queue_work_on(new->cpu, twheel_wq, &new->work))
-		twheel_stat_inc(batches);
-
-	old->next_tick = TW_NO_TICK;
-	twheel_stat_add(migrated, moved);
-	tw_reprogram(new);
-	tw_unlock_two_irqoff(old, new);
-	local_irq_restore(flags);
-
+	tw_migrate(old, tw_base(raw_smp_processor_id()));
 	hrtimer_cancel(&old->tick);
 	return 0;
 }

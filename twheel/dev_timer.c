@@ -509,9 +509,12 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 	struct twheel_utimer *ut;
 	unsigned long id, n = 0;
 
+	/* No lookup can race any more: the ids go with xa_destroy() below. */
 	xa_for_each(&f->timers, id, ut) {
 		spin_lock(&f->lock);
-		twheel_utimer_kill(f, ut);
+		ut->dead = 1;
+		if (ut->queued)
+			twheel_utimer_unqueue(ut);
 		spin_unlock(&f->lock);
 		twheel_cancel_sync(&ut->timer);
 		kmem_cache_free(twheel_utimer_cache, ut);

@@ -11,6 +11,7 @@
 . /etc/twheel/bench.conf
 : "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
 : "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
+: "${USER_BIG_N:=0}"
 : "${CPU:=1}"
 
 CTL=/sys/kernel/debug/twheel_bench/ctl
@@ -69,17 +70,26 @@ if [ "$BIG_N" -gt 0 ]; then
 	done
 fi
 
-# Tier 2: userspace, on the same CPU.
+# Tier 2: userspace, on the same CPU, interleaved like tier 1.
+user_run() { # N REP
+	ROT=$2
+	for impl in $(rotate twheel_single twheel_batch timerfd posix); do
+		taskset -c "$CPU" twheel-ubench ops "$impl" "$1" $(($2 + 1)) |
+			sed "s/^RESULT user /RESULT user rep=$2 /"
+	done
+}
 for rep in $(seq 0 $((REPS - 1))); do
 	for n in $USER_NS; do
 		log "userspace n=$n rep=$rep"
-		ROT=$rep
-		for impl in $(rotate twheel_single twheel_batch timerfd posix); do
-			taskset -c "$CPU" twheel-ubench ops "$impl" "$n" $((rep + 1)) |
-				sed "s/^RESULT user /RESULT user rep=$rep /"
-		done
+		user_run "$n" "$rep"
 	done
 done
+if [ "$USER_BIG_N" -gt 0 ]; then
+	for rep in $(seq 0 $((BIG_REPS - 1))); do
+		log "userspace n=$USER_BIG_N rep=$rep"
+		user_run "$USER_BIG_N" "$rep"
+	done
+fi
 
 log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
 twheel-ubench accuracy "$ACC_N" 1

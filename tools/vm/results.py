@@ -63,10 +63,14 @@ class Tally:
         return f'{self.passed} passed, {self.failed} failed, {self.skipped} skipped'
 
 
+CONTROL = re.compile(r'\x1b\[[0-9;?]*[A-Za-z]|\x1b.|[\x00-\x08\x0b-\x1f\x7f]')
+
+
 def read_lines(path):
+    """Lines without CR, terminal escapes (firmware) and control characters."""
     try:
         with open(path, encoding='utf-8', errors='backslashreplace') as f:
-            return [l.rstrip('\r\n').replace('\r', '') for l in f]
+            return [CONTROL.sub('', l.rstrip('\r\n')) for l in f]
     except FileNotFoundError:
         return []
 
@@ -201,6 +205,19 @@ def do_checks(recs, tally):
         tally.add('fail', 'guest: no end record (crash, panic or timeout)')
 
 
+def do_kmemleak(recs, report):
+    """Show what kmemleak reported (the guest's check records count it)."""
+    shown = {}
+    for kind, f in recs:
+        if kind == 'kmemleak' and len(f) >= 2:
+            if f[0] not in shown:
+                shown[f[0]] = 0
+                report.append(f'  kmemleak report ({f[0]}):')
+            shown[f[0]] += 1
+            if shown[f[0]] <= 60:
+                report.append('    | ' + rest(f, 1))
+
+
 def do_kernel_log(lines, tally, report):
     hits = []
     for i, line in enumerate(lines):
@@ -247,13 +264,14 @@ def main():
     do_kunit(recs, args.kunit, expect_kunit, parts['KUnit'], report)
     do_selftests(recs, parts['selftests'])
     do_checks(recs, parts['checks'])
+    do_kmemleak(recs, report)
     do_kernel_log(console, parts['kernel log'], report)
 
     total = Tally()
     print(f'== {args.label}: guest kernel {uname} ==')
     for name, t in parts.items():
         if name == 'KUnit' and not (t.passed or t.failed or t.skipped):
-            print(f'  {name:<11} not run (no KUnit module for this kernel)')
+            print(f'  {name:<11} not run (no KUnit results for this kernel)')
         elif name == 'kernel log':
             print(f'  {name:<11} {"clean" if not t.failed else f"{t.failed} report(s)"}')
         else:

@@ -46,7 +46,9 @@ else
 fi
 nonce=$(date +%s)-$$-$RANDOM
 cmdline="console=ttyS0 panic=-1 twmode=$mode twnonce=$nonce ${TW_CMDLINE:-}"
-qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot
+# pc-i440fx-5.2: its firmware lists every vCPU in the MP table, which the
+# ACPI-less tinyconfig kernel needs to see more than one CPU.
+qemu=(qemu-system-x86_64 -machine pc-i440fx-5.2 -nodefaults -no-user-config -nographic -no-reboot
 	"${accel[@]}" -smp "${TW_SMP:-4}" -m "${TW_MEM:-2G}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
 
@@ -97,7 +99,12 @@ elif ! grep -qxF "TW|end|$nonce" "$results"; then
 fi
 if [ -n "$fail" ]; then
 	tw_log "boot FAILED after ${elapsed}s: $fail; last console lines ($console):"
-	tail -n 60 "$console" | sed 's/^/    | /' >&2
+	# Without the firmware's terminal escapes and other control characters.
+	{
+		tail -n 60 "$console"
+		echo
+	} | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b.//g' | tr -d '\000-\010\013-\037\177' |
+		sed 's/^/    | /' >&2
 	exit 1
 fi
 tw_log "guest finished in ${elapsed}s"
