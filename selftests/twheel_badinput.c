@@ -557,8 +557,9 @@ TEST(extreme_deadlines_do_not_wrap)
 		ids[i] = arm.id;
 		ASSERT_EQ(0, tw_query(fd, arm.id, &q));
 		EXPECT_EQ((unsigned int)TWHEEL_STATE_ARMED, q.state) TH_LOG("entry %u", i);
-		EXPECT_LT(HOUR_NS / 2, q.remaining) TH_LOG("entry %u: remaining %llu",
-							 i, (unsigned long long)q.remaining);
+		EXPECT_LT(HOUR_NS / 2, q.remaining)
+			TH_LOG("entry %u: remaining %llu", i,
+			       (unsigned long long)q.remaining);
 	}
 	tw_sleep_ms(200);
 	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)))

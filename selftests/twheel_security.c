@@ -198,10 +198,13 @@ TEST(per_file_and_global_caps)
 		struct twheel_batch b = { .size = sizeof(b), .count = 3,
 					  .entry_size = sizeof(e[0]),
 					  .entries = (uintptr_t)e };
+		unsigned int k;
 
 		memset(e, 0, sizeof(e));
-		e[0].size = e[1].size = e[2].size = sizeof(e[0]);
-		e[0].expires = e[1].expires = e[2].expires = HOUR_NS;
+		for (k = 0; k < 3; k++) {
+			e[k].size = sizeof(e[k]);
+			e[k].expires = HOUR_NS;
+		}
 		EXPECT_EQ(0, tw_ioctl(fd3, TWHEEL_IOC_ARM_BATCH, &b));
 		EXPECT_EQ(3U, b.done);
 		EXPECT_EQ(-ENOSPC, e[0].result);

@@ -113,15 +113,15 @@ static inline ktime_t tw_tick_to_ktime(u64 tick)
 }
 
 /*
- * Make the tick hrtimer fire no later than the wheel's next work. Directly on
- * the owning CPU; from another CPU through an IPI whose handler does the same
- * on the owner (-EBUSY: one is already queued and will see this change).
- * Base lock held.
+ * Make the tick hrtimer fire no later than tick @next. Directly on the owning
+ * CPU; from another CPU through an IPI whose handler does the same on the
+ * owner (-EBUSY: one is already queued and will see this change). The tick
+ * handler catches up over every event up to its own tick, in order, so an
+ * arm only needs the hrtimer by the new timer's own tick: O(1), no look at
+ * the bitmaps. Base lock held.
  */
-static void tw_reprogram(struct twheel_base *base)
+static void tw_reprogram(struct twheel_base *base, u64 next)
 {
-	u64 next = tw_wheel_next(&base->wheel);
-
 	if (next >= base->next_tick)
 		return;
 	if (base->cpu == smp_processor_id()) {
@@ -133,6 +133,12 @@ static void tw_reprogram(struct twheel_base *base)
 	}
 }
 
+/* Make the tick hrtimer fire no later than the wheel's next work. */
+static void tw_reprogram_next(struct twheel_base *base)
+{
+	tw_reprogram(base, tw_wheel_next(&base->wheel));
+}
+
 /* The remote half of tw_reprogram(), on the base's CPU. */
 static void tw_csd_fn(void *info)
 {
@@ -141,7 +147,7 @@ static void tw_csd_fn(void *info)
 
 	spin_lock_irqsave(&base->lock, flags);
 	if (base->online)
-		tw_reprogram(base);
+		tw_reprogram_next(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
 
@@ -227,7 +233,7 @@ static void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, base->cpu, deadline, t->period);
-	tw_reprogram(base);
+	tw_reprogram(base, t->node.expires);
 }
 
 /*
@@ -552,8 +558,12 @@ static void tw_work_fn(struct work_struct *work)
 	bool periodic;
 
 	spin_lock_irq(&base->lock);
-	while (!hlist_empty(&base->expired)) {
-		t = hlist_entry(base->expired.first, struct twheel_timer,
+	for (;;) {
+		if (hlist_empty(&base->run))
+			hlist_move_list(&base->expired, &base->run);
+		if (hlist_empty(&base->run))
+			break;
+		t = hlist_entry(base->run.first, struct twheel_timer,
 				node.entry);
 		hlist_del_init(&t->node.entry);
 		base->nr_expired--;
@@ -618,6 +628,11 @@ static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
 		WRITE_ONCE(t->cpu, new->cpu);
 	}
 
+	hlist_for_each_entry_safe(t, tmp, &old->run, node.entry) {
+		hlist_del(&t->node.entry);
+		hlist_add_head(&t->node.entry, &new->expired);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
 	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
 		hlist_del(&t->node.entry);
 		hlist_add_head(&t->node.entry, &new->expired);
@@ -632,7 +647,7 @@ static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
 
 	twheel_stat_add(migrated, n);
 	tw_maybe_idle(old);
-	tw_reprogram(new);
+	tw_reprogram_next(new);
 	tw_unlock_two_irqoff(old, new);
 	local_irq_restore(flags);
 }
@@ -657,7 +672,7 @@ static int tw_cpu_online(unsigned int cpu)
 
 	spin_lock_irqsave(&base->lock, flags);
 	base->online = true;
-	tw_reprogram(base);
+	tw_reprogram_next(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return 0;
 }
@@ -824,6 +839,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		spin_lock_init(&base->lock);
 		base->next_tick = TW_NO_TICK;
 		INIT_HLIST_HEAD(&base->expired);
+		INIT_HLIST_HEAD(&base->run);
 		base->cpu = cpu;
 		hrtimer_init(&base->tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED);
@@ -865,6 +881,10 @@ static unsigned long tw_drain_base(struct twheel_base *base)
 	spin_lock_irqsave(&base->lock, flags);
 	n = tw_wheel_drain(&base->wheel, &list);
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
+		hlist_del_init(&t->node.entry);
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	}
+	hlist_for_each_entry_safe(t, tmp, &base->run, node.entry) {
 		hlist_del_init(&t->node.entry);
 		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
 	}

@@ -57,8 +57,11 @@
  * @wheel:	the timing wheel
  * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
  *		is not (a stale value only causes a spurious reprogram)
- * @expired:	expired timers waiting for @work
- * @nr_expired:	number of timers on @expired
+ * @expired:	timers expired by the tick, waiting for @work
+ * @run:	the generation of expired timers @work is going through; it
+ *		takes @expired over only when @run is empty, so a timer that
+ *		keeps expiring (a periodic one) cannot starve older ones
+ * @nr_expired:	number of timers on @expired and @run
  * @running:	timer whose callback @work is running, or NULL (a pointer
  *		only: a one-shot timer may be freed by its callback)
  * @running_touched: @running was armed, modified or cancelled during its
@@ -76,6 +79,7 @@ struct twheel_base {
 	struct tw_wheel		wheel;
 	u64			next_tick;
 	struct hlist_head	expired;
+	struct hlist_head	run;
 	unsigned long		nr_expired;
 	struct twheel_timer	*running;
 	bool			running_touched;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel internals visible to twheel_kunit.ko only. The symbols are exported
- * with EXPORT_SYMBOL_IF_KUNIT() (namespace EXPORTED_FOR_KUNIT_TESTING) and
- * exist only when the kernel has KUnit.
+ * twheel internals for debugfs and for twheel_kunit.ko. Always built (debugfs
+ * uses them); exported with EXPORT_SYMBOL_IF_KUNIT() (namespace
+ * EXPORTED_FOR_KUNIT_TESTING) only when the kernel has KUnit.
  */
 #ifndef _TWHEEL_TESTHOOKS_H
 #define _TWHEEL_TESTHOOKS_H

@@ -220,9 +220,20 @@ def do_kmemleak(recs, report):
 
 def do_kernel_log(lines, tally, report):
     hits = []
+    injected = -1   # line of the last "FAULT_INJECTION: forcing a failure"
     for i, line in enumerate(lines):
         m = PRINTK_TS.search(line)
-        if m and KERNEL_BAD.search(m.group(1)):
+        if not m:
+            continue
+        msg = m.group(1)
+        # Fault injection (failslab...) dumps the stack of each failure it
+        # injects when its "verbose" knob is 2: that Call Trace is expected.
+        if 'FAULT_INJECTION: forcing a failure' in msg:
+            injected = i
+        elif '</TASK>' in msg:
+            injected = -1
+        bad = KERNEL_BAD.search(msg)
+        if bad and not (bad.group(0) == 'Call Trace' and 0 <= injected and i - injected < 10):
             hits.append(i)
     clusters = []
     for i in hits:

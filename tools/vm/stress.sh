@@ -7,8 +7,8 @@
 #                  $TW_STRESS_SECS (default 3000 s), CPU hotplug on
 #   twheel_fuzz    $TW_FUZZ_SECS seconds (default 600)
 #   twheel_lifetime, twheel_badinput, twheel_security (as in make check)
-#   trinity        ioctl/read/poll/close on /dev/twheel, $TW_TRINITY_OPS
-#                  syscalls (default 200000), when /usr/bin/trinity exists
+#   trinity        selftests/twheel_trinity.sh: ioctl/read/write/poll on
+#                  /dev/twheel, $TW_TRINITY_OPS syscalls each (default 100000)
 # then unloads and checks kmemleak and the kernel log for reports.
 # Logs: build/logs/stress.{console,results}.log. Exit status 1 on any failure.
 set -euo pipefail
@@ -19,7 +19,7 @@ VM=$TW_TOP/tools/vm
 ops=${TW_STRESS_OPS:-10000000}
 secs=${TW_STRESS_SECS:-3000}
 fuzz=${TW_FUZZ_SECS:-600}
-trinity_ops=${TW_TRINITY_OPS:-200000}
+trinity_ops=${TW_TRINITY_OPS:-100000}
 limit=${TW_TIMEOUT_STRESS:-$((secs + fuzz + 1800))}
 
 cd "$TW_TOP"
@@ -57,15 +57,8 @@ run timeout -k 10 $((fuzz + 120)) ./twheel_fuzz -t $fuzz
 for t in twheel_lifetime twheel_badinput twheel_security; do
 	[ -x ./\$t ] && run timeout -k 10 600 ./\$t
 done
-if [ $have_trinity = 1 ]; then
-	# trinity wants a writable cwd, refuses root without --dangerous and
-	# fuzzes the victim files it is given with fd-taking syscalls.
-	mkdir -p /tmp/trinity && cd /tmp/trinity
-	for c in ioctl read poll close; do
-		run timeout -k 10 600 trinity --dangerous -q -V /dev/twheel \
-			-c \$c -N $trinity_ops
-	done
-	cd /selftests
+if [ $have_trinity = 1 ] && [ -x ./twheel_trinity.sh ]; then
+	run env TW_TRINITY_OPS=$trinity_ops TW_TRINITY_SECS=1200 ./twheel_trinity.sh
 fi
 # Reports of the kernel's checkers while we ran.
 if dmesg | grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular|inconsistent lock|ODEBUG|hung task'; then

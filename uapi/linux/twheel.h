@@ -50,12 +50,14 @@
  * @size:	sizeof(struct twheel_arm)
  * @flags:	TWHEEL_ARM_*
  * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME; only used
- *		with TWHEEL_ARM_ABS (relative deadlines need no clock)
+ *		with TWHEEL_ARM_ABS, but must be one of the three even when
+ *		unused (0 is CLOCK_REALTIME, so a zeroed structure is valid)
  * @cpu:	CPU whose wheel holds the timer, with TWHEEL_ARM_CPU;
  *		otherwise the CPU the caller runs on
  * @expires:	first deadline in ns, relative or absolute; a deadline in the
  *		past fires at the next tick
- * @period:	period in ns, 0 for a one-shot timer. Fixed rate (default):
+ * @period:	period in ns, 0 for a one-shot timer, above INT64_MAX is
+ *		EINVAL. Fixed rate (default):
  *		deadline n = first deadline + n * period, periods missed while
  *		events were not read are counted as overruns. Fixed delay: the
  *		next deadline is the read() of the previous event + period.
@@ -99,7 +101,10 @@ struct twheel_arm {
  * batch, except when the entry itself cannot be read or written back
  * (EFAULT): processing stops there, and an arm whose id could not be written
  * back is undone, so userspace never holds a timer it has no id for. @done
- * says how many entries were processed. The ioctl returns the number of
+ * says how many entries were processed. If no entry could be processed
+ * because of EFAULT, the ioctl returns -EFAULT (@done is 0). A cancel whose
+ * result cannot be written back stays done: it counts in the return value
+ * but not in @done. The ioctl returns the number of
  * entries that succeeded (armed, or cancelled while pending), or a negative
  * errno if the batch header is invalid (EINVAL, E2BIG, EFAULT) or @count is
  * above TWHEEL_BATCH_MAX (E2BIG).
@@ -170,7 +175,9 @@ struct twheel_modify {
  * @size:	sizeof(struct twheel_query)
  * @flags:	must be 0
  * @id:		the timer
- * @state:	out: TWHEEL_STATE_*
+ * @state:	out: TWHEEL_STATE_* bits; a fixed-rate timer with an unread
+ *		event is ARMED|QUEUED, and then @deadline is its next deadline
+ *		and @overruns counts the periods passed since the queued one
  * @overruns:	out: periods skipped and not yet reported in an event
  * @deadline:	out: next deadline, CLOCK_MONOTONIC ns
  * @remaining:	out: ns until @deadline, 0 if due
@@ -207,7 +214,8 @@ struct twheel_query {
  * @max_total:		out: cap on pending timers of all files
  * @pending:		out: timers pending in this file
  * @event_size:		out: sizeof(struct twheel_event)
- * @nr_cpus:		out: number of possible CPUs
+ * @nr_cpus:		out: nr_cpu_ids (CPUs below it may be valid for
+ *			TWHEEL_ARM_CPU)
  * @__reserved:		out: 0
  */
 struct twheel_info {
@@ -233,7 +241,9 @@ struct twheel_info {
  * @id:		the timer
  * @cookie:	the timer's cookie
  * @deadline:	the deadline that expired, CLOCK_MONOTONIC ns
- * @expired:	when the wheel fired it, CLOCK_MONOTONIC ns (>= @deadline)
+ * @expired:	when the wheel fired it, CLOCK_MONOTONIC ns (>= @deadline;
+ *		for a coalesced fixed-rate event, no earlier than its reported
+ *		deadline)
  * @overruns:	periods skipped before this one (coalesced events of a
  *		periodic timer whose reader fell behind, or late ticks)
  * @flags:	TWHEEL_EVENT_*
