@@ -55,7 +55,8 @@ help:
 modules:
 	@test -f Kbuild || { echo "twheel: no ./Kbuild yet, nothing to build" >&2; exit 1; }
 	@kdir='$(KDIR)'; \
-	if [ -z "$$kdir" ]; then kdir=$$($(VM)/build-kernel.sh) || exit 1; fi; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$($(VM)/build-kernel.sh) || exit 1; fi; \
 	echo "twheel: building modules against $$kdir"; \
 	$(MAKE) -C "$$kdir" M=$(CURDIR) modules
 

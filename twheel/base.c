@@ -251,9 +251,12 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 	switch (t->state) {
 	case TWHEEL_STATE_PENDING:
 		tw_wheel_del(&base->wheel, &t->node);
+		/* Cancel, re-arm or modify: this arming ends here. */
+		twheel_stat_inc(cancelled);
 		ret = 1;
 		break;
 	case TWHEEL_STATE_EXPIRED:
+		/* This arming was counted as expired already. */
 		hlist_del_init(&t->node.entry);
 		base->nr_expired--;
 		ret = 1;
@@ -404,10 +407,8 @@ int twheel_cancel_timer(struct twheel_timer *t)
 
 	base = tw_lock_base(t, &flags);
 	ret = tw_detach(base, t);
-	if (ret) {
-		twheel_stat_inc(cancelled);
+	if (ret)
 		tw_maybe_idle(base);
-	}
 	spin_unlock_irqrestore(&base->lock, flags);
 	trace_twheel_cancel(t, ret);
 	return ret;
@@ -440,7 +441,6 @@ int twheel_cancel_timer_sync(struct twheel_timer *t)
 	for (;;) {
 		base = tw_lock_base(t, &flags);
 		if (tw_detach(base, t)) {
-			twheel_stat_inc(cancelled);
 			tw_maybe_idle(base);
 			ret = 1;
 		}

@@ -14,7 +14,7 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 
-#include "../uapi/linux/twheel.h"
+#include <uapi/linux/twheel.h>
 #include "dev.h"
 #include "dev_file.h"
 #include "stats.h"

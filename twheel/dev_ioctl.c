@@ -16,7 +16,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "../uapi/linux/twheel.h"
+#include <uapi/linux/twheel.h>
 #include "base.h"
 #include "dev_file.h"
 

@@ -19,7 +19,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "../uapi/linux/twheel.h"
+#include <uapi/linux/twheel.h>
 #include "dev_file.h"
 #include "stats.h"
 

@@ -18,7 +18,7 @@
 /**
  * struct twheel_stats - counters of one CPU
  * @armed:		timers armed (one per arm or re-arm of a periodic)
- * @cancelled:		cancels that found the timer pending
+ * @cancelled:		armings ended before expiry by a cancel, re-arm or modify
  * @expired:		timers handed from a wheel to an expired batch
  * @cascaded:		moves of a timer to a lower level
  * @migrated:		timers moved off a dead CPU

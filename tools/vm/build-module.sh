@@ -15,6 +15,12 @@ kdir=$(realpath "$1") out=$(realpath -m "$2")
 [ -f "$kdir/Makefile" ] || tw_die "$kdir is not a kernel build tree"
 
 mkdir -p "$out"
+# Concurrent users of one OUTDIR (make check, demo...) take turns.
+exec 9>"$out.lock"
+if ! flock -n 9; then
+	tw_log "$out is being built by someone else; waiting"
+	flock 9
+fi
 # Copy by content (--checksum) and stamp changed files with the current
 # time, so a reverted file (older mtime) is still rebuilt; unchanged files
 # and objects already built in OUTDIR are kept, so rebuilds are incremental.

@@ -31,6 +31,7 @@ stage_failed() {
 }
 
 cd "$TW_TOP" || exit 1
+tw_lock check # one make check (or make shell build) at a time in this tree
 tw_stage "setup (packages, kernel source, stock kernel image)" "$VM/setup.sh" all ||
 	{ stage_failed "setup"; summary; }
 tw_stage "userspace: selftests, twheelctl, uapi header check" \

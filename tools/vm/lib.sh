@@ -61,3 +61,25 @@ tw_unpack_src() {
 tw_kdir_release() {
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h"
 }
+
+# tw_lock NAME: hold $TW_BUILD/.NAME.lock (on fd 9) until this shell exits,
+# waiting for whoever holds it: concurrent runs in one tree share build/.
+tw_lock() {
+	mkdir -p "$TW_BUILD"
+	exec 9>"$TW_BUILD/.$1.lock"
+	if ! flock -n 9; then
+		tw_log "another '$1' holds $TW_BUILD/.$1.lock; waiting for it"
+		flock 9
+	fi
+}
+
+# Serialise build-kernel.sh here, where every caller gets it: the kernel
+# cache key hashes build-kernel.sh itself, so the lock lives outside it.
+if [ "$(basename "$0")" = build-kernel.sh ]; then
+	mkdir -p "$TW_BUILD"
+	exec 8>"$TW_BUILD/.kernel.lock"
+	if ! flock -n 8; then
+		tw_log "another kernel build holds $TW_BUILD/.kernel.lock; waiting for it"
+		flock 8
+	fi
+fi

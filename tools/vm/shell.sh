@@ -12,6 +12,7 @@ set -euo pipefail
 VM=$TW_TOP/tools/vm
 k=${1:-stock}
 cd "$TW_TOP"
+tw_lock check # shares build/mod-* and the initramfs with make check
 "$VM/setup.sh" all
 "${MAKE:-make}" --no-print-directory -s tools
 case $k in
@@ -30,4 +31,5 @@ mapfile -t kos < <("$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")
 [ ${#kos[@]} -gt 0 ] || tw_die "module build failed"
 initrd=$TW_BUILD/initramfs-$krel.cpio.gz
 "$VM/mkinitramfs.sh" "$initrd" "${kos[@]}"
+exec 9>&- # the session itself does not block make check
 exec "$VM/run-qemu.sh" -m shell -n "$k-$krel" "$image" "$initrd"

@@ -242,9 +242,12 @@ static int tws_thread_fn(void *arg)
 				atomic_inc(&ctx->bad_ret);
 		}
 		ops++;
-		if (!(ops & 63))
-			cond_resched();
-		if (!(ops & 7))
+		/*
+		 * Let the callbacks' worker in (one CPU guests), but rarely
+		 * sleep: with a jiffies clocksource a short sleep is a tick.
+		 */
+		cond_resched();
+		if (!(ops & 255))
 			usleep_range(50, 200);
 	}
 	atomic64_add(ops, &ctx->ops);

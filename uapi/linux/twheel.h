@@ -67,7 +67,7 @@
  * @__reserved:	must be 0
  *
  * Errors: EINVAL (flags, clockid, reserved, absolute deadline before the
- * clock's zero), ERANGE (cpu not below the number of possible CPUs), ENXIO
+ * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not below the number of possible CPUs), ENXIO
  * (cpu offline), ENOSPC (per-file or global cap on pending timers reached),
  * ENOMEM.
  */
@@ -127,9 +127,10 @@ struct twheel_batch {
  * @flags:	must be 0
  * @id:		the timer
  * @result:	out: 1 if the timer was pending (armed, or its event queued
- *		but not yet read: that event is discarded), 0 if it was not
- *		(a periodic timer whose callback is delivering), or -ENOENT
- *		(no such timer in this file)
+ *		but not yet read: that event is discarded), 0 if it had
+ *		already fired and its expiry was being queued at that moment
+ *		(that event is discarded too), or -ENOENT (no such timer in
+ *		this file)
  * @__reserved:	must be 0
  *
  * After the ioctl returns no event of this timer is delivered any more. The
@@ -175,7 +176,8 @@ struct twheel_modify {
  * @size:	sizeof(struct twheel_query)
  * @flags:	must be 0
  * @id:		the timer
- * @state:	out: TWHEEL_STATE_* bits; a fixed-rate timer with an unread
+ * @state:	out: TWHEEL_STATE_* bits (0 for a one-shot whose expiry is
+ *		being queued at that moment); a fixed-rate timer with an unread
  *		event is ARMED|QUEUED, and then @deadline is its next deadline
  *		and @overruns counts the periods passed since the queued one
  * @overruns:	out: periods skipped and not yet reported in an event
