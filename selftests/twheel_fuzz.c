@@ -249,11 +249,8 @@ static void *fuzz_thread(void *arg)
 				     tw_rand_below(&seed, 8 * TW_EV_SIZE) :
 				     tw_rand_below(&seed, BUF_SIZE);
 			char *p = pick_ptr(&seed, buf);
-			int fl = fcntl(fd, F_GETFL);
 
-			/* Never block: the file may be quiet. */
-			if (fl >= 0 && !(fl & O_NONBLOCK))
-				fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+			/* Every file is O_NONBLOCK: a quiet one gives EAGAIN. */
 			if (p == buf && len > BUF_SIZE)
 				len = BUF_SIZE;
 			if (read(fd, p, len) < 0 && errno != EAGAIN &&
@@ -267,7 +264,11 @@ static void *fuzz_thread(void *arg)
 		} else {
 			/* Close and reopen a file (others may be using it). */
 			unsigned int i = tw_rand_below(&seed, NFILES);
-			int nfd = tw_open(tw_rand_below(&seed, 2) ? O_NONBLOCK : 0);
+			/*
+			 * Always non-blocking: another thread may read this fd
+			 * number right after it was reused for the new file.
+			 */
+			int nfd = tw_open(O_NONBLOCK);
 
 			pthread_mutex_lock(&files_lock);
 			if (nfd >= 0) {
@@ -336,7 +337,7 @@ int main(int argc, char **argv)
 	tw_settle(120000);
 	tw_stats_read(&a);
 	for (i = 0; i < NFILES; i++)
-		files[i] = tw_open(i & 1 ? O_NONBLOCK : 0);
+		files[i] = tw_open(O_NONBLOCK);
 	for (i = 0; i < opt_threads; i++)
 		pthread_create(&th[i], NULL, fuzz_thread, (void *)(uintptr_t)(i + 1));
 	t_end = tw_now() + opt_secs * 1000000000ULL;

@@ -495,11 +495,10 @@ static void op_query(struct worker *w, int fi)
 		    res);
 		return;
 	}
-	if (!q.state && !r->period)
+	if (!q.state)
 		w->l.firing_window++;	/* between expiry and queueing */
 	if (q.cookie != r->cookie || q.id != id || q.period != r->period ||
-	    q.state > (TWHEEL_STATE_ARMED | TWHEEL_STATE_QUEUED) ||
-	    (!q.state && r->period)) {
+	    q.state > (TWHEEL_STATE_ARMED | TWHEEL_STATE_QUEUED)) {
 		w->l.bad++;
 		BAD(w, "query id %llu: cookie %llx/%llx period %llu state %u",
 		    (unsigned long long)id, (unsigned long long)q.cookie,
@@ -1012,7 +1011,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.queries,
 	       (unsigned long long)tot.enospc,
 	       (unsigned long long)tot.enxio);
-	printf("# one-shots caught between expiry and queueing (cancel/modify 0, query state 0): %llu\n",
+	printf("# timers caught between expiry and queueing (cancel/modify 0, query state 0): %llu\n",
 	       (unsigned long long)tot.firing_window);
 	printf("# hotplug cycles: %llu (%llu refused writes)\n",
 	       (unsigned long long)atomic_load(&hotplug_cycles),

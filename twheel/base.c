@@ -557,6 +557,12 @@ static void tw_work_fn(struct work_struct *work)
 	u64 deadline, start, end;
 	bool periodic;
 
+	/*
+	 * One clock read per callback: the end of one callback is the start of
+	 * the next (only the base lock lies between them), re-read after a
+	 * reschedule.
+	 */
+	end = ktime_get_ns();
 	spin_lock_irq(&base->lock);
 	for (;;) {
 		if (hlist_empty(&base->run))
@@ -577,7 +583,7 @@ static void tw_work_fn(struct work_struct *work)
 		spin_unlock_irq(&base->lock);
 
 		/* From here on, a one-shot @t may be freed by its callback. */
-		start = ktime_get_ns();
+		start = end;
 		trace_twheel_expire(t, base->cpu, deadline, start);
 		lock_map_acquire(&twheel_callback_map);
 		func(t);
@@ -597,6 +603,7 @@ static void tw_work_fn(struct work_struct *work)
 		if (need_resched()) {
 			spin_unlock_irq(&base->lock);
 			cond_resched();
+			end = ktime_get_ns();
 			spin_lock_irq(&base->lock);
 		}
 	}

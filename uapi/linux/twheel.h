@@ -176,7 +176,7 @@ struct twheel_modify {
  * @size:	sizeof(struct twheel_query)
  * @flags:	must be 0
  * @id:		the timer
- * @state:	out: TWHEEL_STATE_* bits (0 for a one-shot whose expiry is
+ * @state:	out: TWHEEL_STATE_* bits (0 while the timer's expiry is
  *		being queued at that moment); a fixed-rate timer with an unread
  *		event is ARMED|QUEUED, and then @deadline is its next deadline
  *		and @overruns counts the periods passed since the queued one
