@@ -43,6 +43,7 @@ CTL_BIN  := $(if $(CTL_SRCS),$(BUILD)/bin/twheelctl)
 UAPI_HDRS := $(wildcard uapi/linux/*.h)
 
 .PHONY: all modules tools uapi-check check shell demo bench stress lint clean \
+	modules_install install install-udev uninstall dkms dkms-check \
 	setup kernel help distclean
 
 all: modules tools uapi-check
@@ -135,3 +136,39 @@ clean:
 # Remove everything under build/, including the cached kernels.
 distclean: clean
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------- install
+# On a real host: modules against KDIR (default: the running kernel).
+# INSTALL_MOD_PATH is honoured by the kernel's modules_install.
+
+modules_install: modules
+	$(MAKE) -C '$(KDIR)' M=$(CURDIR) modules_install
+	@[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a
+
+install: modules_install
+	@if [ -n '$(CTL_BIN)' ]; then $(MAKE) tools && \
+		install -D -m 0755 $(CTL_BIN) $(DESTDIR)/usr/local/bin/twheelctl; fi
+
+install-udev:
+	install -D -m 0644 tools/udev/60-twheel.rules \
+		$(DESTDIR)/etc/udev/rules.d/60-twheel.rules
+
+uninstall:
+	rm -f $(INSTALL_MOD_PATH)/lib/modules/$$(uname -r)/updates/twheel.ko \
+		$(INSTALL_MOD_PATH)/lib/modules/$$(uname -r)/extra/twheel.ko \
+		$(DESTDIR)/usr/local/bin/twheelctl $(DESTDIR)/etc/udev/rules.d/60-twheel.rules
+	-dkms remove twheel/$(DKMS_VER) --all 2>/dev/null
+	@[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a
+
+DKMS_VER := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+# Register this tree with DKMS and build + install it for the running kernel.
+dkms:
+	rm -rf /usr/src/twheel-$(DKMS_VER)
+	mkdir -p /usr/src/twheel-$(DKMS_VER)
+	rsync -a --exclude build --exclude .git ./ /usr/src/twheel-$(DKMS_VER)/
+	dkms install twheel/$(DKMS_VER)
+
+# CI's proof of the DKMS path: dkms build against Debian's headers.
+dkms-check:
+	@$(VM)/dkms-check.sh

@@ -51,6 +51,7 @@ enum {
 	OP_ARM, OP_BATCH, OP_PERIODIC, OP_CANCEL, OP_CANCEL_BATCH, OP_MODIFY,
 	OP_QUERY, OP_READ, OP_INFO, OP_REOPEN, NR_OPS
 };
+
 static const char *const op_names[NR_OPS] = {
 	"arm", "arm_batch", "arm_periodic", "cancel", "cancel_batch",
 	"modify", "query", "read", "info", "reopen",

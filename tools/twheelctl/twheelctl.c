@@ -199,15 +199,15 @@ static uint64_t need_u64(const char *opt, const char *arg)
 /* Human-readable duration into buf: "250ms", "1.500s", "12d10h15m". */
 static const char *fmt_dur(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < NSEC_PER_USEC)
+	if (ns < NSEC_PER_USEC) {
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < NSEC_PER_MSEC)
+	} else if (ns < NSEC_PER_MSEC) {
 		snprintf(buf, len, "%.3gus", (double)ns / NSEC_PER_USEC);
-	else if (ns < NSEC_PER_SEC)
+	} else if (ns < NSEC_PER_SEC) {
 		snprintf(buf, len, "%.3gms", (double)ns / NSEC_PER_MSEC);
-	else if (ns < 60 * NSEC_PER_SEC)
+	} else if (ns < 60 * NSEC_PER_SEC) {
 		snprintf(buf, len, "%.3gs", (double)ns / NSEC_PER_SEC);
-	else {
+	} else {
 		uint64_t s = ns / NSEC_PER_SEC;
 		uint64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
 
@@ -268,7 +268,7 @@ static const char *explain(enum op op, int err, char *buf, size_t len)
 	case ENODEV:
 	case ENXIO:
 		if (op == OP_OPEN)
-			return "twheel device not available (module unloading, or stale device node)";
+			return "twheel device not available (module unloading?)";
 		return "the requested CPU is offline";
 	case EACCES:
 	case EPERM:
@@ -289,7 +289,7 @@ static const char *explain(enum op op, int err, char *buf, size_t len)
 		switch (op) {
 		case OP_ARM:
 		case OP_BATCH:
-			return "invalid argument (flags, clock, reserved field, or absolute deadline before the clock's zero)";
+			return "invalid flags, clock, period or deadline";
 		case OP_READ:
 			return "read buffer smaller than one struct twheel_event";
 		default:
@@ -297,8 +297,8 @@ static const char *explain(enum op op, int err, char *buf, size_t len)
 		}
 	case E2BIG:
 		if (op == OP_BATCH)
-			return "batch too large (more than TWHEEL_BATCH_MAX entries) or structure size rejected";
-		return "structure larger than the kernel knows with non-zero extra bytes (ABI mismatch)";
+			return "batch above TWHEEL_BATCH_MAX entries";
+		return "structure newer than the kernel's ABI (E2BIG)";
 	case EFAULT:
 		return "bad user address (EFAULT)";
 	case ENOTTY:

@@ -131,6 +131,7 @@ run_selftests() {
 		case $name in '' | '#'*) continue ;; esac
 		msg "selftest $name${args:+ $args} (timeout ${t}s)"
 		rec "strun|$name|$t"
+		t0=$(cut -d. -f1 /proc/uptime)
 		rm -f /tmp/st.rc
 		# shellcheck disable=SC2086 # ARGS are split on purpose
 		{
@@ -138,8 +139,9 @@ run_selftests() {
 			echo $? >/tmp/st.rc
 		} | prefix st "$name"
 		rc=$(cat /tmp/st.rc 2>/dev/null || echo 255)
-		msg "selftest $name exited with $rc"
-		rec "strc|$name|$rc"
+		secs=$(($(cut -d. -f1 /proc/uptime) - t0))
+		msg "selftest $name exited with $rc after ${secs}s"
+		rec "strc|$name|$rc|$secs"
 	done </selftests/run.list
 }
 

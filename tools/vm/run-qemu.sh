@@ -64,17 +64,17 @@ timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
 qpid=$!
 # Live progress from the results channel while the guest runs.
 progress() {
-	local tag kind a b
-	while IFS='|' read -r tag kind a b; do
+	local tag kind a b c
+	while IFS='|' read -r tag kind a b c; do
 		[ "$tag" = TW ] || continue
 		case $kind in
 		uname) echo "  guest kernel $a" ;;
-		check) echo "  [$a] $b" ;;
+		check) echo "  [$a] $b${c:+|$c}" ;;
 		strc)
 			case $b in
-			0) echo "  [ok] selftest $a" ;;
-			4) echo "  [skip] selftest $a" ;;
-			*) echo "  [not ok] selftest $a (exit $b)" ;;
+			0) echo "  [ok] selftest $a (${c:-?}s)" ;;
+			4) echo "  [skip] selftest $a (${c:-?}s)" ;;
+			*) echo "  [not ok] selftest $a (exit $b, ${c:-?}s)" ;;
 			esac
 			;;
 		esac

@@ -67,9 +67,9 @@
  * @__reserved:	must be 0
  *
  * Errors: EINVAL (flags, clockid, reserved, absolute deadline before the
- * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not below the number of possible CPUs), ENXIO
- * (cpu offline), ENOSPC (per-file or global cap on pending timers reached),
- * ENOMEM.
+ * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not
+ * below the number of possible CPUs), ENXIO (cpu offline), ENOSPC
+ * (per-file or global cap on pending timers reached), ENOMEM.
  */
 struct twheel_arm {
 	__u32	size;

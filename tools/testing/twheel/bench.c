@@ -14,7 +14,8 @@
  *           expired timers until OPS of them expired (the wheel's cascades
  *           in that window are part of the cost)
  * Prints one line "impl n ops arm_ns cancel_ns expire_ns expired=N" (ns per
- * op, wall clock; expire is per expired timer, N of them). Under valgrind --tool=callgrind --collect-atstart=no each phase is
+ * op, wall clock; expire is per expired timer, N of them). Under
+ * valgrind --tool=callgrind --collect-atstart=no each phase is
  * collected alone and dumped with CALLGRIND_DUMP_STATS_AT(phase), so the
  * instruction count per op is the dump's total / OPS (bench-core.sh).
  */
@@ -123,18 +124,26 @@ static double ns_now(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s -i wheel|heap -n pending [-k ops] [-s seed]\n",
+	fprintf(stderr, "Usage: %s -i wheel|heap -n pending [-k ops] [-s seed]\n",
 		prog);
 	exit(2);
 }
 
-#define PHASE_BEGIN()	do { CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; \
-			     t0 = ns_now(); } while (0)
-#define PHASE_END(name, res, nr) do { t1 = ns_now(); CALLGRIND_TOGGLE_COLLECT; \
-			     CALLGRIND_DUMP_STATS_AT(name); \
-			     res = (t1 - t0) / (nr ? nr : 1); } while (0)
+#define PHASE_BEGIN()				\
+	do {					\
+		CALLGRIND_ZERO_STATS;		\
+		CALLGRIND_TOGGLE_COLLECT;	\
+		t0 = ns_now();			\
+	} while (0)
+#define PHASE_END(name, res, nr)				\
+	do {							\
+		t1 = ns_now();					\
+		CALLGRIND_TOGGLE_COLLECT;			\
+		CALLGRIND_DUMP_STATS_AT(name);			\
+		res = (t1 - t0) / ((nr) ? (nr) : 1);		\
+	} while (0)
 
 int main(int argc, char **argv)
 {
@@ -159,11 +168,11 @@ int main(int argc, char **argv)
 			rng = strtoull(optarg, NULL, 0) * 0x9E3779B97F4A7C15ULL + 1;
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (!impl || !ops || (strcmp(impl, "wheel") && strcmp(impl, "heap")))
-		usage(argv[0]);
+		print_usage(argv[0]);
 	wheel = !strcmp(impl, "wheel");
 
 	/* Inputs drawn up front, so the measured loops only run the timers. */

@@ -25,6 +25,10 @@
 
 #include "wheel.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 struct geom {
 	unsigned int bits, levels;
 };
@@ -486,7 +490,7 @@ int main(int argc, char **argv)
 	}
 	if (!nt)
 		nt = 1;
-	for (gi = 0; gi < sizeof(geoms) / sizeof(geoms[0]); gi++) {
+	for (gi = 0; gi < ARRAY_SIZE(geoms); gi++) {
 		u64 s;
 
 		if (geoms[gi].bits > TW_MAX_BITS)
@@ -498,7 +502,7 @@ int main(int argc, char **argv)
 	}
 	printf("twheel model: %" PRIu64 " ops over %zu geometries x %" PRIu64
 	       " seeds (%" PRIu64 "..%" PRIu64 "), %u timers: PASS\n", total,
-	       sizeof(geoms) / sizeof(geoms[0]), seeds, seed,
+	       ARRAY_SIZE(geoms), seeds, seed,
 	       seed + seeds - 1, nt);
 	return 0;
 }
