@@ -848,9 +848,8 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		INIT_HLIST_HEAD(&base->expired);
 		INIT_HLIST_HEAD(&base->run);
 		base->cpu = cpu;
-		hrtimer_init(&base->tick, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED);
-		base->tick.function = tw_tick_fn;
+		twheel_hrtimer_setup(&base->tick, tw_tick_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_ABS_PINNED);
 		INIT_WORK(&base->work, tw_work_fn);
 		init_waitqueue_head(&base->waitq);
 		INIT_CSD(&base->csd, tw_csd_fn, base);

@@ -30,4 +30,35 @@
 #define twheel_class_create(name)	class_create(name)
 #endif
 
+/*
+ * hrtimer_setup() (6.13) sets the callback with the rest; hrtimer_init()
+ * and writing ->function went away in 6.15. compat.mk probes for it.
+ */
+#include <linux/hrtimer.h>
+static inline void twheel_hrtimer_setup(struct hrtimer *timer,
+					enum hrtimer_restart (*fn)(struct hrtimer *),
+					clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef TWHEEL_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+/*
+ * timer_delete() and timer_delete_sync() (6.2) replace del_timer() and
+ * del_timer_sync(), which 6.15 removed; from_timer() became
+ * timer_container_of() in 6.16. For the timer_list users (the bench).
+ */
+#include <linux/timer.h>
+#ifndef TWHEEL_HAVE_TIMER_DELETE
+#define timer_delete(t)		del_timer(t)
+#define timer_delete_sync(t)	del_timer_sync(t)
+#endif
+#ifndef timer_container_of
+#define timer_container_of(var, t, field)	from_timer(var, t, field)
+#endif
+
 #endif /* _TWHEEL_COMPAT_H */

@@ -25,6 +25,7 @@
 #include <linux/timer.h>
 #include <linux/twheel.h>
 
+#include "../../twheel/compat.h"
 #include "kbench.h"
 
 #define KB_MIN_US	1000U			/* 1 ms */
@@ -119,9 +120,9 @@ static int kb_set_alloc(struct kb_set *s, enum kb_impl impl, unsigned long n)
 			timer_setup(&s->tl[i], kb_tl_fn, TIMER_PINNED);
 			break;
 		case KB_HRTIMER:
-			hrtimer_init(&s->hr[i], CLOCK_MONOTONIC,
-				     HRTIMER_MODE_REL_PINNED);
-			s->hr[i].function = kb_hr_fn;
+			twheel_hrtimer_setup(&s->hr[i], kb_hr_fn,
+					     CLOCK_MONOTONIC,
+					     HRTIMER_MODE_REL_PINNED);
 			break;
 		default:
 			break;
@@ -145,8 +146,7 @@ static void kb_set_free(struct kb_set *s)
 			twheel_cancel_sync(&s->tw[i]);
 			break;
 		case KB_TIMER_LIST:
-			/* timer_delete_sync() from 6.2 on; same function */
-			del_timer_sync(&s->tl[i]);
+			timer_delete_sync(&s->tl[i]);
 			break;
 		case KB_HRTIMER:
 			hrtimer_cancel(&s->hr[i]);
@@ -189,8 +189,7 @@ static __always_inline void kb_cancel(struct kb_set *s, unsigned long i)
 		twheel_cancel(&s->tw[i]);
 		break;
 	case KB_TIMER_LIST:
-		/* timer_delete() from 6.2 on; same function */
-		del_timer(&s->tl[i]);
+		timer_delete(&s->tl[i]);
 		break;
 	case KB_HRTIMER:
 		hrtimer_cancel(&s->hr[i]);

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Feature probes of the kernel tree being built against, for twheel/compat.h.
+# They look for the declaration itself, not a version number, so the module
+# keeps building on kernels that renamed an API (and on distribution kernels
+# that backported the new name).
+tw_probe = $(shell grep -qsE '$(2)' $(srctree)/include/linux/$(1) && echo $(3))
+
+# hrtimer_setup() (6.13) replaces hrtimer_init() + ->function (gone in 6.15).
+tw_pat_hrtimer_setup := void hrtimer_setup[(]
+ccflags-y += $(call tw_probe,hrtimer.h,$(tw_pat_hrtimer_setup),-DTWHEEL_HAVE_HRTIMER_SETUP)
+
+# timer_delete_sync() (6.2) replaces del_timer_sync() (gone in 6.15).
+tw_pat_timer_delete := int timer_delete_sync[(]
+ccflags-y += $(call tw_probe,timer.h,$(tw_pat_timer_delete),-DTWHEEL_HAVE_TIMER_DELETE)
