@@ -79,6 +79,9 @@ for k in $kernels; do
 		--console "$TW_BUILD/logs/$name.console.log" \
 		--results "$TW_BUILD/logs/$name.results.log" \
 		--kunit "$kunit_py" --counts "$counts"
+	# The hardening figures the stress, bad-input and fuzz tests print.
+	grep -aE '# (operations performed|bad inputs tried|fuzz iterations|hotplug cycles):|^lost=|twheel_stress_api: ' \
+		"$TW_BUILD/logs/$name.console.log" | sed 's/^\[ *[0-9.]*\] *//; s/^/  figure: /' || true
 	if [ -f "$counts" ] && read -r p f s <"$counts"; then
 		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	else
