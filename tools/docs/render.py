@@ -57,6 +57,7 @@ def main():
     top, kerneldoc, src, dst = sys.argv[1:5]
     with open(src, encoding='utf-8') as f:
         text = expand(f.read(), top, kerneldoc, src)
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
     expanded = dst + '.rst'
     with open(expanded, 'w', encoding='utf-8') as f:
         f.write(text)
