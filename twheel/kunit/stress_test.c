@@ -146,7 +146,13 @@ static void tws_arm(struct tws_ctx *ctx, struct tws_timer *w, u64 *seed)
 		period = NSEC_PER_MSEC + tws_below(seed, 3 * NSEC_PER_MSEC);
 	if (w->kind == TWS_DELAY)
 		flags |= TWHEEL_FIXED_DELAY;
-	if (tws_quiet(w))
+	/*
+	 * Only a quiet one-shot may raise its lower bound: a periodic timer
+	 * that looks quiet between two periods is re-armed by the worker
+	 * right after its callback, and that period may fire before our arm.
+	 */
+	if (!period && w->kind != TWS_RATE && w->kind != TWS_DELAY &&
+	    tws_quiet(w))
 		atomic64_set(&w->min_deadline, now + rel);
 	else
 		tws_lower_min(w, now + rel);
