@@ -65,6 +65,23 @@ static uint64_t edge_u64(uint64_t *s)
 	}
 }
 
+/* An address no write can succeed at: NULL, kernel, non-canonical, guard. */
+static uint64_t bad_addr(uint64_t *s)
+{
+	switch (tw_rand_below(s, 5)) {
+	case 0:
+		return 0;
+	case 1:
+		return 0xffffffff81000000ULL;
+	case 2:
+		return 1ULL << 63;
+	case 3:
+		return UINT64_MAX - 7;
+	default:
+		return (uintptr_t)guard + PAGE;
+	}
+}
+
 static uint32_t edge_u32(uint64_t *s, uint32_t good)
 {
 	switch (tw_rand_below(s, 5)) {
@@ -115,18 +132,28 @@ static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
 			   edge_u32(s, 16);
 		b->entry_size = edge_u32(s, nr == 2 ? sizeof(struct twheel_arm) :
 					 sizeof(struct twheel_cancel));
+		/*
+		 * The kernel writes results back into the entries, so they may
+		 * only point where a write cannot land on our own memory: our
+		 * buffers, which end in a PROT_NONE page that a stride below a
+		 * page cannot jump over, or addresses that are never mapped.
+		 * (A small "edge" number is an address inside this static
+		 * binary's data: results written there corrupted the fuzzer.)
+		 */
 		switch (tw_rand_below(s, 6)) {
 		case 0:
 			b->entries = (uintptr_t)guard + PAGE - tw_rand_below(s, 200);
+			b->entry_size %= PAGE / 16;
 			break;
 		case 1:
 			b->entries = (uintptr_t)rdonly;
 			break;
 		case 2:
-			b->entries = edge_u64(s);
+			b->entries = bad_addr(s);
 			break;
 		default:
 			b->entries = (uintptr_t)ents;
+			b->entry_size %= PAGE / 16;
 			break;
 		}
 		if (tw_rand_below(s, 2)) {
