@@ -20,17 +20,7 @@ cd "$TW_TOP"
 "$VM/setup.sh" all
 "${MAKE:-make}" --no-print-directory -s tools
 [ -x "$TW_BUILD/bin/twheelctl" ] || tw_die "twheelctl was not built (make tools)"
-case $k in
-stock)
-	kdir=$(tw_stock_headers)
-	image=$(tw_stock_dir)/vmlinuz
-	;;
-debug)
-	kdir=$("$VM/build-kernel.sh")
-	image=$kdir/arch/x86/boot/bzImage
-	;;
-*) tw_die "usage: $0 [stock|debug]" ;;
-esac
+tw_select_kernel "$k"
 krel=$(tw_kdir_release "$kdir")
 mapfile -t built < <("$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")
 kos=()

@@ -83,3 +83,20 @@ if [ "$(basename "$0")" = build-kernel.sh ]; then
 		flock 8
 	fi
 fi
+
+# tw_select_kernel stock|debug: set kdir (module build tree) and image
+# (kernel to boot) for Debian's stock kernel or the debug test kernel.
+tw_select_kernel() {
+	case $1 in
+	stock)
+		kdir=$(tw_stock_headers)
+		image=$(tw_stock_dir)/vmlinuz
+		;;
+	debug)
+		kdir=$("$TW_TOP/tools/vm/build-kernel.sh")
+		image=$kdir/arch/x86/boot/bzImage
+		;;
+	*) tw_die "usage: $0 [stock|debug]" ;;
+	esac
+	export kdir image
+}

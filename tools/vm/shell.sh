@@ -15,17 +15,7 @@ cd "$TW_TOP"
 tw_lock check # shares build/mod-* and the initramfs with make check
 "$VM/setup.sh" all
 "${MAKE:-make}" --no-print-directory -s tools
-case $k in
-stock)
-	kdir=$(tw_stock_headers)
-	image=$(tw_stock_dir)/vmlinuz
-	;;
-debug)
-	kdir=$("$VM/build-kernel.sh")
-	image=$kdir/arch/x86/boot/bzImage
-	;;
-*) tw_die "usage: $0 [stock|debug]" ;;
-esac
+tw_select_kernel "$k"
 krel=$(tw_kdir_release "$kdir")
 mapfile -t kos < <("$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")
 [ ${#kos[@]} -gt 0 ] || tw_die "module build failed"
