@@ -70,7 +70,14 @@ setup:
 
 # ---------------------------------------------------------------- userspace
 
-tools: $(ST_BINS) $(CTL_BIN)
+# The documentation's userspace example must keep compiling.
+EXAMPLE  := $(BUILD)/bin/twheel-example
+
+tools: $(ST_BINS) $(CTL_BIN) $(EXAMPLE)
+
+$(EXAMPLE): Documentation/examples/twheel-example.c $(UAPI_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Werror -o $@ $< $(USER_LDFLAGS)
 
 $(HARNESS):
 	@$(VM)/setup.sh source
