@@ -133,6 +133,31 @@ static int kb_set_alloc(struct kb_set *s, enum kb_impl impl, unsigned long n)
 	return 0;
 }
 
+/* Cancel timer @i; @sync also waits for a running callback (release). */
+static __always_inline void kb_cancel(struct kb_set *s, unsigned long i,
+				      bool sync)
+{
+	switch (s->impl) {
+	case KB_TWHEEL:
+		if (sync)
+			twheel_cancel_sync(&s->tw[i]);
+		else
+			twheel_cancel(&s->tw[i]);
+		break;
+	case KB_TIMER_LIST:
+		if (sync)
+			timer_delete_sync(&s->tl[i]);
+		else
+			timer_delete(&s->tl[i]);
+		break;
+	case KB_HRTIMER:
+		hrtimer_cancel(&s->hr[i]);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Cancel synchronously (no callback running afterwards) and free. */
 static void kb_set_free(struct kb_set *s)
 {
@@ -141,19 +166,7 @@ static void kb_set_free(struct kb_set *s)
 	if (!s->mem)
 		return;
 	for (i = 0; i < s->n; i++) {
-		switch (s->impl) {
-		case KB_TWHEEL:
-			twheel_cancel_sync(&s->tw[i]);
-			break;
-		case KB_TIMER_LIST:
-			timer_delete_sync(&s->tl[i]);
-			break;
-		case KB_HRTIMER:
-			hrtimer_cancel(&s->hr[i]);
-			break;
-		default:
-			break;
-		}
+		kb_cancel(s, i, true);
 		if (!(i & KB_RESCHED_MASK))
 			cond_resched();
 	}
@@ -182,22 +195,6 @@ static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
 	}
 }
 
-static __always_inline void kb_cancel(struct kb_set *s, unsigned long i)
-{
-	switch (s->impl) {
-	case KB_TWHEEL:
-		twheel_cancel(&s->tw[i]);
-		break;
-	case KB_TIMER_LIST:
-		timer_delete(&s->tl[i]);
-		break;
-	case KB_HRTIMER:
-		hrtimer_cancel(&s->hr[i]);
-		break;
-	default:
-		break;
-	}
-}
 
 /* Per-operation cost in 1/100 ns. */
 static u64 kb_per_op(u64 ns, unsigned long ops)
@@ -240,7 +237,7 @@ static u64 kb_cancel_all(struct kb_set *s)
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < s->n; i++) {
-		kb_cancel(s, i);
+		kb_cancel(s, i, false);
 		if (!(i & KB_RESCHED_MASK))
 			cond_resched();
 	}
@@ -299,13 +296,13 @@ static int kb_pattern(enum kb_impl impl, unsigned long m, u32 seed,
 		kb_arm(&p, i, d[i] & ~KB_CANCEL_FLAG);
 		if (i >= KB_PATTERN_WINDOW &&
 		    (d[i - KB_PATTERN_WINDOW] & KB_CANCEL_FLAG))
-			kb_cancel(&p, i - KB_PATTERN_WINDOW);
+			kb_cancel(&p, i - KB_PATTERN_WINDOW, false);
 		if (!(i & KB_RESCHED_MASK))
 			cond_resched();
 	}
 	for (i = m - min(m, KB_PATTERN_WINDOW); i < m; i++)
 		if (d[i] & KB_CANCEL_FLAG)
-			kb_cancel(&p, i);
+			kb_cancel(&p, i, false);
 	res->pattern_cns = kb_per_op(ktime_get_ns() - t0, m);
 	res->pattern_ops = m;
 
