@@ -195,7 +195,6 @@ static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
 	}
 }
 
-
 /* Per-operation cost in 1/100 ns. */
 static u64 kb_per_op(u64 ns, unsigned long ops)
 {
