@@ -161,10 +161,20 @@ EXPORT_SYMBOL_GPL(twheel_cancel);
  * On return the timer is idle and its callback is not running anywhere, so
  * its memory may be freed. Must not be called from the timer's callback, nor
  * while holding a lock that any twheel callback takes (lockdep reports
- * both). The caller must keep others from re-arming the timer meanwhile.
+ * both). The caller must keep others from re-arming the timer meanwhile; the
+ * callback itself may re-arm it.
+ *
+ * As with hrtimer_cancel(), a running callback is waited for first and the
+ * timer is disarmed once none runs: a periodic timer is not re-armed after
+ * that callback, but an arming made while it ran may still fire meanwhile.
+ * So every one-shot arming ends either in one callback or in a 1 returned
+ * by the next arm, modify, cancel or cancel_sync of the timer, also when the
+ * callback re-arms its own timer: a reference count per pending timer stays
+ * exact.
  *
  * Context: process context; may sleep.
- * Return: as twheel_cancel().
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback) when it was disarmed, 0 if it was idle.
  */
 int twheel_cancel_sync(struct twheel_timer *timer)
 {

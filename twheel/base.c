@@ -420,8 +420,16 @@ static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 }
 
 /**
- * twheel_cancel_timer_sync() - disarm a timer and wait for its callback
+ * twheel_cancel_timer_sync() - wait for the callback, then disarm the timer
  * @t:	the timer
+ *
+ * Like hrtimer_cancel() and timer_delete_sync(): while the callback runs,
+ * the timer is not disarmed but only kept from its periodic re-arm; once no
+ * callback runs anywhere, the pending arming (if any) is removed, in the
+ * same locked section that saw nothing running. So at most one arming is
+ * cancelled and the result counts it exactly, also when the callback re-arms
+ * its own timer meanwhile; an arming made while the callback ran may still
+ * fire before this returns.
  *
  * Context: process context, no lock a callback might take held.
  * Return: 1 if @t was pending or expired, else 0.
@@ -430,7 +438,7 @@ int twheel_cancel_timer_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
-	bool running, moved;
+	bool running, moved = false;
 	int ret = 0;
 	int cpu;
 
@@ -438,24 +446,35 @@ int twheel_cancel_timer_sync(struct twheel_timer *t)
 	lock_map_acquire(&twheel_callback_map);
 	lock_map_release(&twheel_callback_map);
 
+	/*
+	 * "moved" is sticky until every base has been looked at: the callback
+	 * may run on an old base and, after a re-arm, on the new one at the
+	 * same time.
+	 */
 	for (;;) {
 		base = tw_lock_base(t, &flags);
-		if (tw_detach(base, t)) {
-			tw_maybe_idle(base);
-			ret = 1;
-		}
 		running = base->running == t;
-		moved = t->node.flags & TW_NODE_MOVED;
+		if (t->node.flags & TW_NODE_MOVED)
+			moved = true;
 		t->node.flags &= ~TW_NODE_MOVED;
+		if (!running && !moved) {
+			ret = tw_detach(base, t);
+			if (ret)
+				tw_maybe_idle(base);
+			spin_unlock_irqrestore(&base->lock, flags);
+			break;
+		}
+		/* A periodic timer that runs: no re-arm after this callback. */
+		if (running && t->state == TWHEEL_STATE_RUNNING)
+			tw_detach(base, t);
 		spin_unlock_irqrestore(&base->lock, flags);
 
 		if (running) {
 			wait_event(base->waitq, tw_not_running(base, t));
 			continue;
 		}
-		if (!moved)
-			break;
 		/* Moved while running: the callback may run on any base. */
+		moved = false;
 		for_each_possible_cpu(cpu)
 			wait_event(tw_base(cpu)->waitq,
 				   tw_not_running(tw_base(cpu), t));
@@ -611,6 +630,19 @@ static void tw_work_fn(struct work_struct *work)
 }
 
 /*
+ * @t, queued on @new, now belongs to it. If its callback (re-armed from
+ * there or while it ran) is still running on @old, twheel_cancel_sync()
+ * must look beyond @new. Both locks held.
+ */
+static void tw_move_cpu(struct twheel_base *old, struct twheel_base *new,
+			struct twheel_timer *t)
+{
+	if (old->running == t)
+		t->node.flags |= TW_NODE_MOVED;
+	WRITE_ONCE(t->cpu, new->cpu);
+}
+
+/*
  * Move every timer of @old, pending or expired, to @new (both online or @old
  * going down), keeping each deadline tick: none fires early, none is lost
  * or doubled. A callback @old's work is running stays there; its periodic
@@ -632,18 +664,18 @@ static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
 		hlist_del_init(&t->node.entry);
 		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
-		WRITE_ONCE(t->cpu, new->cpu);
+		tw_move_cpu(old, new, t);
 	}
 
 	hlist_for_each_entry_safe(t, tmp, &old->run, node.entry) {
 		hlist_del(&t->node.entry);
 		hlist_add_head(&t->node.entry, &new->expired);
-		WRITE_ONCE(t->cpu, new->cpu);
+		tw_move_cpu(old, new, t);
 	}
 	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
 		hlist_del(&t->node.entry);
 		hlist_add_head(&t->node.entry, &new->expired);
-		WRITE_ONCE(t->cpu, new->cpu);
+		tw_move_cpu(old, new, t);
 	}
 	n += old->nr_expired;
 	new->nr_expired += old->nr_expired;

@@ -15,8 +15,9 @@
  * including their own. They must not call twheel_cancel_sync() (lockdep
  * reports it); use twheel_cancel() there. Callbacks of one timer never
  * overlap, with one exception: if a timer is re-armed on another CPU while
- * its callback runs, the new run may start before the old one returns (as
- * with add_timer_on()); twheel_cancel_sync() waits for both.
+ * its callback runs (or its CPU goes down then), the new run may start before
+ * the old one returns (as with add_timer_on()); twheel_cancel_sync() waits
+ * for both.
  *
  * Periodic timers come in two modes: fixed rate (deadline n = first deadline
  * + n * period; periods that passed while the system or the callback was late

@@ -549,8 +549,13 @@ struct twt_block {
 	u64			cb_end_ns;
 	u64			sync_end_ns;
 	int			sync_ret;
+	bool			block_second;
+	u64			rearm_ns;	/* first callback re-arms, if set */
+	int			rearm_ret;
 	struct completion	entered;	/* first callback started */
 	struct completion	release;	/* let the callback return */
+	struct completion	entered2;	/* second one, if block_second */
+	struct completion	release2;
 	struct completion	synced;		/* twheel_cancel_sync() returned */
 };
 
@@ -558,10 +563,17 @@ static void twt_block_fn(struct twheel_timer *timer)
 {
 	struct twt_block *b = container_of(timer, struct twt_block, timer);
 
-	if (atomic_inc_return(&b->calls) == 1) {
+	int call = atomic_inc_return(&b->calls);
+
+	if (call == 1) {
 		complete(&b->entered);
 		twt_wait(&b->release);
 		usleep_range(5000, 6000);
+		if (b->rearm_ns)
+			b->rearm_ret = twheel_arm(timer, b->rearm_ns, 0);
+	} else if (call == 2 && b->block_second) {
+		complete(&b->entered2);
+		twt_wait(&b->release2);
 	}
 	WRITE_ONCE(b->cb_end_ns, ktime_get_ns());
 }
@@ -581,44 +593,48 @@ static void twt_block_cleanup(void *data)
 	struct twt_block *b = data;
 
 	complete_all(&b->release);
+	complete_all(&b->release2);
 	twheel_cancel_sync(&b->timer);
 }
 
-/*
- * cancel_sync of a periodic timer whose callback is blocked: it must not
- * return before the callback did, and the timer is not re-armed afterwards.
- * With @to >= 0 the running timer is first re-armed (far away) on CPU @to:
- * cancel_sync must still wait for the callback running on the old CPU.
- */
-static void twt_cancel_sync_common(struct kunit *test, int from, int to)
+/* A blocking timer, cancelled and released when the test ends. */
+static struct twt_block *twt_block_alloc(struct kunit *test)
 {
-	const u64 period = 5 * TWT_MS;
-	struct task_struct *task;
-	struct twheel_timer_info info;
 	struct twt_block *b;
-	bool synced;
 
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	twheel_timer_init(&b->timer, twt_block_fn);
 	init_completion(&b->entered);
 	init_completion(&b->release);
+	init_completion(&b->entered2);
+	init_completion(&b->release2);
 	init_completion(&b->synced);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twt_block_cleanup, b));
+	return b;
+}
 
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, from),
-			0);
-	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
-	if (to >= 0)
-		KUNIT_EXPECT_GE(test, twheel_arm_on(&b->timer,
-						    10 * MSEC_PER_SEC * TWT_MS,
-						    period, 0, to), 0);
+/* Run twheel_cancel_sync() of @b in a kthread. */
+static void twt_block_sync_start(struct kunit *test, struct twt_block *b)
+{
+	struct task_struct *task;
 
 	task = kthread_run(twt_block_sync, b, "twt_cancel_sync");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	/* Several periods pass while the callback is blocked. */
-	msleep(50);
+}
+
+/*
+ * With twt_block_sync_start() done: check that cancel_sync still waits after
+ * @ms while the first callback is blocked, then release that callback and
+ * check that cancel_sync returned after it.
+ */
+static void twt_block_sync_check(struct kunit *test, struct twt_block *b,
+				 unsigned int ms)
+{
+	bool synced;
+
+	msleep(ms);
 	synced = completion_done(&b->synced);
 	complete(&b->release);
 	KUNIT_EXPECT_FALSE_MSG(test, synced,
@@ -630,6 +646,31 @@ static void twt_cancel_sync_common(struct kunit *test, int from, int to)
 		wait_for_completion(&b->synced);
 	}
 	KUNIT_EXPECT_GE(test, b->sync_end_ns, READ_ONCE(b->cb_end_ns));
+}
+
+/*
+ * cancel_sync of a periodic timer whose callback is blocked: it must not
+ * return before the callback did, and the timer is not re-armed afterwards.
+ * With @to >= 0 the running timer is first re-armed (far away) on CPU @to:
+ * cancel_sync must still wait for the callback running on the old CPU.
+ */
+static void twt_cancel_sync_common(struct kunit *test, int from, int to)
+{
+	const u64 period = 5 * TWT_MS;
+	struct twheel_timer_info info;
+	struct twt_block *b = twt_block_alloc(test);
+
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, from),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	if (to >= 0)
+		KUNIT_EXPECT_GE(test, twheel_arm_on(&b->timer,
+						    10 * MSEC_PER_SEC * TWT_MS,
+						    period, 0, to), 0);
+
+	/* Several periods pass while the callback is blocked. */
+	twt_block_sync_start(test, b);
+	twt_block_sync_check(test, b, 50);
 	/* Not pending while running, unless re-armed elsewhere. */
 	KUNIT_EXPECT_EQ(test, b->sync_ret, to >= 0 ? 1 : 0);
 
@@ -654,6 +695,79 @@ static void twt_cancel_sync_migrated(struct kunit *test)
 	if (b >= nr_cpu_ids)
 		kunit_skip(test, "needs two online CPUs");
 	twt_cancel_sync_common(test, a, b);
+}
+
+/*
+ * 7c. cancel_sync covers exactly one arming when the callback re-arms its
+ * timer meanwhile: armed three times (fired, superseded, cancelled), each
+ * arming is accounted for once.
+ */
+static void twt_cancel_sync_rearm(struct kunit *test)
+{
+	const int cpu = cpumask_first(cpu_online_mask);
+	const u64 far = 10 * MSEC_PER_SEC * TWT_MS;
+	struct twheel_timer_info info;
+	struct twt_block *b = twt_block_alloc(test);
+
+	b->rearm_ns = far;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, 0, 0, 0, cpu), 0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	/* The one-shot runs: idle, so this arming is a new one. */
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, far, 0, 0, cpu), 0);
+
+	twt_block_sync_start(test, b);
+	twt_block_sync_check(test, b, 50);
+	/* The callback's arming replaced ours; cancel_sync cancelled it. */
+	KUNIT_EXPECT_EQ(test, b->rearm_ret, 1);
+	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
+	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+}
+
+/*
+ * 7d. The running timer is re-armed on another CPU, fires there and its
+ * second callback runs (blocked) while the first one still does. Once the
+ * second returns, cancel_sync must go on waiting for the first.
+ */
+static void twt_cancel_sync_overlap(struct kunit *test)
+{
+	int a = cpumask_first(cpu_online_mask);
+	int c = cpumask_next(a, cpu_online_mask);
+	const u64 period = 5 * TWT_MS;
+	struct twheel_timer_info info;
+	struct twt_block *b;
+	unsigned int i;
+
+	if (c >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	b = twt_block_alloc(test);
+	b->block_second = true;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, a),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, 0, period, 0, c), 0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered2));
+
+	/*
+	 * Let cancel_sync find the second callback running (it leaves the
+	 * timer idle, from RUNNING), then end that callback.
+	 */
+	twt_block_sync_start(test, b);
+	for (i = 0; i < TWT_TIMEOUT_MS; i++) {
+		KUNIT_ASSERT_EQ(test, twheel_query(&b->timer, &info), 0);
+		if (info.state == TWHEEL_STATE_IDLE)
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	complete(&b->release2);
+	twt_block_sync_check(test, b, 50);
+
+	msleep(div_u64(5 * period, TWT_MS) + 20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 2);
+	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
 }
 
 /* ------------------------------------------ return values and query */
@@ -909,6 +1023,43 @@ static void twt_hotplug(struct kunit *test)
 	twt_set_check(test, after, 1, false);
 }
 
+/*
+ * 10b. A timer re-armed on its own CPU while its callback runs there moves
+ * with that CPU's timers when the CPU goes down: cancel_sync must still wait
+ * for the callback, which goes on running on the old base.
+ */
+static void twt_cancel_sync_hotplug(struct kunit *test)
+{
+	const int cpu = TWT_HOTPLUG_CPU;
+	const u64 period = 5 * TWT_MS;
+	struct twheel_base_snapshot snap;
+	struct twt_block *b;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu))
+		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
+	b = twt_block_alloc(test);
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, cpu),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	/* Running (not pending): re-armed far away on the same base. */
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer,
+					    10 * MSEC_PER_SEC * TWT_MS,
+					    period, 0, cpu), 0);
+
+	KUNIT_ASSERT_EQ_MSG(test, remove_cpu(cpu), 0, "remove_cpu(%d)", cpu);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twt_cpu_up,
+							   (void *)(long)cpu));
+	twt_snapshot(test, cpu, &snap);
+	KUNIT_EXPECT_EQ(test, snap.pending, 0);
+	KUNIT_EXPECT_TRUE(test, twheel_pending(&b->timer));
+
+	twt_block_sync_start(test, b);
+	twt_block_sync_check(test, b, 50);
+	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
+	KUNIT_EXPECT_FALSE(test, twheel_pending(&b->timer));
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
+}
+
 /* ---------------------------------------------------------- bad input */
 
 /* 11. Invalid flags and periods are refused and leave the timer idle. */
@@ -954,8 +1105,11 @@ static struct kunit_case twt_driver_cases[] = {
 	KUNIT_CASE(twt_modify_other),
 	KUNIT_CASE(twt_cancel_sync_waits),
 	KUNIT_CASE(twt_cancel_sync_migrated),
+	KUNIT_CASE(twt_cancel_sync_rearm),
+	KUNIT_CASE(twt_cancel_sync_overlap),
 	KUNIT_CASE(twt_tickless),
 	KUNIT_CASE(twt_hotplug),
+	KUNIT_CASE(twt_cancel_sync_hotplug),
 	{}
 };
 

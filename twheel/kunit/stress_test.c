@@ -15,8 +15,9 @@
  * timer pending (C) and callbacks (F). Once everything is cancel_synced,
  * every one-shot timer must satisfy A = F + C + R (delivered exactly once or
  * cancelled), no callback may start before the earliest deadline it could
- * belong to, none may run after cancel_sync returned, cancel_sync must never
- * return while its callback runs, and every base must be empty.
+ * belong to, none may begin after cancel_sync returned (a count of callbacks
+ * begun, compared after a pause), cancel_sync must never return while its
+ * callback runs, and every base must be empty.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -53,6 +54,8 @@ struct tws_timer {
 	atomic_t		cancelled;	/* C */
 	atomic_t		fired;		/* F */
 	atomic_t		in_cb;
+	atomic_t		started;	/* callbacks begun */
+	int			started_at_sync;
 	atomic_t		self_left;
 	atomic64_t		min_deadline;
 	bool			dead;		/* cancel_synced, not re-armed */
@@ -114,6 +117,7 @@ static void tws_fn(struct twheel_timer *t)
 	int ret;
 
 	atomic_inc(&w->in_cb);
+	atomic_inc(&w->started);
 	if (READ_ONCE(w->dead))
 		atomic_inc(&ctx->after_sync);
 	if (now < (u64)atomic64_read(&w->min_deadline))
@@ -203,6 +207,8 @@ static void tws_cancel_sync(struct tws_ctx *ctx, struct tws_timer *w)
 		atomic_inc(&ctx->bad_ret);
 	else
 		atomic_add(ret, &w->cancelled);
+	/* Nothing may start from here on until the owner arms again. */
+	w->started_at_sync = atomic_read(&w->started);
 	if (atomic_read(&w->in_cb))
 		atomic_inc(&ctx->sync_while_running);
 	WRITE_ONCE(w->dead, true);
@@ -345,6 +351,13 @@ static void twheel_stress_api(struct kunit *test)
 
 		armed += a;
 		fired += f;
+		/* Catches a callback that read "dead" before it was set. */
+		if (atomic_read(&w->started) != w->started_at_sync) {
+			atomic_inc(&ctx->after_sync);
+			kunit_err(test, "timer %u (kind %d): %d callback(s) began after cancel_sync returned",
+				  i, w->kind,
+				  atomic_read(&w->started) - w->started_at_sync);
+		}
 		if (w->kind == TWS_RATE || w->kind == TWS_DELAY)
 			continue;
 		if (a != f + c + r) {
