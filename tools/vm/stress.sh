@@ -8,7 +8,11 @@
 #   twheel_fuzz    $TW_FUZZ_SECS seconds (default 600)
 #   twheel_lifetime, twheel_badinput, twheel_security (as in make check)
 #   trinity        selftests/twheel_trinity.sh: ioctl/read/write/poll on
-#                  /dev/twheel, $TW_TRINITY_OPS syscalls each (default 100000)
+#                  /dev/twheel, $TW_TRINITY_OPS syscalls each (default 100000),
+#                  at most $TW_TRINITY_SECS seconds each (default 1200)
+#   KUnit stress   the twheel_stress suite again, $TW_KUNIT_RUNS times
+#                  (default 20) of $TW_KUNIT_MS ms each (default 4000): its
+#                  ledger catches races one run in many may miss
 # then unloads and checks kmemleak and the kernel log for reports.
 # Logs: build/logs/stress.{console,results}.log. Exit status 1 on any failure.
 set -euo pipefail
@@ -20,7 +24,10 @@ ops=${TW_STRESS_OPS:-10000000}
 secs=${TW_STRESS_SECS:-3000}
 fuzz=${TW_FUZZ_SECS:-600}
 trinity_ops=${TW_TRINITY_OPS:-100000}
-limit=${TW_TIMEOUT_STRESS:-$((secs + fuzz + 1800))}
+trinity_secs=${TW_TRINITY_SECS:-1200}
+kunit_runs=${TW_KUNIT_RUNS:-20}
+kunit_ms=${TW_KUNIT_MS:-4000}
+limit=${TW_TIMEOUT_STRESS:-$((secs + fuzz + 4 * trinity_secs + kunit_runs * kunit_ms / 500 + 900))}
 
 cd "$TW_TOP"
 kdir=$("$VM/build-kernel.sh")
@@ -58,7 +65,24 @@ for t in twheel_lifetime twheel_badinput twheel_security; do
 	[ -x ./\$t ] && run timeout -k 10 600 ./\$t
 done
 if [ $have_trinity = 1 ] && [ -x ./twheel_trinity.sh ]; then
-	run env TW_TRINITY_OPS=$trinity_ops TW_TRINITY_SECS=1200 ./twheel_trinity.sh
+	run env TW_TRINITY_OPS=$trinity_ops TW_TRINITY_SECS=$trinity_secs ./twheel_trinity.sh
+fi
+# The KUnit stress suite again (twheel_kunit.ko ran every suite at load).
+ko=/lib/modules/twheel/twheel_kunit.ko
+if [ -f \$ko ] && [ $kunit_runs -gt 0 ] && rmmod twheel_kunit; then
+	printf twheel_stress >/sys/module/kunit/parameters/filter_glob
+	bad=0 i=0
+	while [ \$i -lt $kunit_runs ]; do
+		i=\$((i + 1))
+		insmod \$ko stress_ms=$kunit_ms || { bad=\$((bad + 1)); break; }
+		res=\$(cat /sys/kernel/debug/kunit/twheel_stress/results)
+		echo "\$res" | grep -E 'twheel_stress_api: ' | sed "s/^ */kunit stress \$i: /"
+		echo "\$res" | grep -q '^ *not ok' && bad=\$((bad + 1))
+		[ \$i -lt $kunit_runs ] && rmmod twheel_kunit
+	done
+	printf '*' >/sys/module/kunit/parameters/filter_glob
+	echo "kunit stress: \$i runs of ${kunit_ms} ms, \$bad failed"
+	[ \$bad -eq 0 ] || rc=1
 fi
 # Reports of the kernel's checkers while we ran.
 if dmesg | grep -E 'BUG:|WARNING:|KASAN|UBSAN|possible circular|inconsistent lock|ODEBUG|hung task'; then
@@ -77,7 +101,7 @@ rc=0
 "$VM/run-qemu.sh" -m stress -t "$limit" -n stress "$image" "$initrd" || rc=1
 results=$TW_BUILD/logs/stress.results.log
 console=$TW_BUILD/logs/stress.console.log
-grep -hE 'lost=|operations performed|fuzz iterations|bad inputs tried|hotplug cycles|twheel_stress_api:' \
+grep -hE 'lost=|operations performed|fuzz iterations|bad inputs tried|hotplug cycles|twheel_stress_api:|kunit stress: ' \
 	"$console" || true
 if grep -q 'check|not ok' "$results" 2>/dev/null; then
 	grep 'check|not ok' "$results" >&2
