@@ -38,6 +38,7 @@
 static DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
 static struct workqueue_struct *twheel_wq;
 static u32 tw_tick_ns;
+static u64 tw_tick_recip;	/* U64_MAX / tw_tick_ns, see tw_div_tick() */
 static unsigned int tw_slot_bits;
 static unsigned int tw_nr_levels;
 /* Largest tick whose start fits in a ktime_t. */
@@ -85,17 +86,37 @@ u64 twheel_now_ns(void)
 	return ktime_get_ns();
 }
 
+/*
+ * @ns / tw_tick_ns, with the remainder, by a multiplication: with
+ * m = floor((2^64 - 1) / d), q = floor(n * m / 2^64) is floor(n / d) or one
+ * less, for every 64-bit n. A division is the dearer part of an arm.
+ */
+static inline u64 tw_div_tick(u64 ns, u64 *rem)
+{
+	u64 q = mul_u64_u64_shr(ns, tw_tick_recip, 64);
+	u64 r = ns - q * tw_tick_ns;
+
+	if (r >= tw_tick_ns) {
+		q++;
+		r -= tw_tick_ns;
+	}
+	*rem = r;
+	return q;
+}
+
 /* The tick in progress at @ns. */
 static inline u64 tw_ns_to_tick_floor(u64 ns)
 {
-	return div_u64(ns, tw_tick_ns);
+	u64 rem;
+
+	return tw_div_tick(ns, &rem);
 }
 
 /* The first tick starting at or after @ns: a deadline fires in that tick. */
 static inline u64 tw_ns_to_tick(u64 ns)
 {
-	u32 rem;
-	u64 tick = div_u64_rem(ns, tw_tick_ns, &rem);
+	u64 rem;
+	u64 tick = tw_div_tick(ns, &rem);
 
 	return tick + (rem ? 1 : 0);
 }
@@ -855,6 +876,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 
 	BUILD_BUG_ON(CONFIG_NR_CPUS - 1 > U16_MAX);
 	tw_tick_ns = tick_us * NSEC_PER_USEC;
+	tw_tick_recip = div_u64(U64_MAX, tw_tick_ns);
 	tw_slot_bits = slot_bits;
 	tw_nr_levels = levels;
 	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);

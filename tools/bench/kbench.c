@@ -122,6 +122,10 @@ static void kb_format(const struct kb_job *job)
 		n += scnprintf(p + n, len - n,
 			       " pattern_ops=%lu fire_delay_ns=%lld late_arm=%d",
 			       r->pattern_ops, r->fire_delay_ns, r->late_arm);
+		n += kb_cns(p + n, len - n, "clock_ns", r->clock_cns);
+		if (r->impl == KB_TWHEEL)
+			n += kb_cns(p + n, len - n, "arm_abs_ns",
+				    r->arm_abs_cns);
 	}
 	scnprintf(p + n, len - n, "\n");
 }

@@ -39,6 +39,10 @@ enum kb_impl {
  * @batch_cns:	expiry of one timer: first to last callback, / (@n - 1)
  * @fire_delay_ns: first callback of the batch minus its nominal deadline
  * @late_arm:	the batch was still being armed at its deadline
+ * @arm_abs_cns: twheel only: arm with an absolute deadline (TWHEEL_ABS, so
+ *		no clock read), same deadlines as @arm_cns
+ * @clock_cns:	one ktime_get_ns() in the same run, what a relative arm of
+ *		twheel or hrtimer pays on top
  */
 struct kb_result {
 	enum kb_impl	impl;
@@ -52,6 +56,8 @@ struct kb_result {
 	u64		batch_cns;
 	s64		fire_delay_ns;
 	bool		late_arm;
+	u64		arm_abs_cns;
+	u64		clock_cns;
 };
 
 extern const char * const kb_impl_names[KB_NR_IMPLS];

@@ -56,6 +56,7 @@ struct kb_set {
 /* Expiry accounting, shared by every callback. */
 static atomic_long_t kb_fired;
 static long kb_target = LONG_MAX;
+static u64 kb_clock_sink;
 static u64 kb_first_ns;
 static u64 kb_last_ns;
 static DECLARE_COMPLETION(kb_done);
@@ -228,6 +229,36 @@ static u64 kb_arm_all(struct kb_set *s, const u32 *d)
 			cond_resched();
 	}
 	return ktime_get_ns() - t0;
+}
+
+/* twheel: kb_arm_all() with the same deadlines, made absolute up front. */
+static u64 kb_arm_abs_all(struct kb_set *s, const u32 *d)
+{
+	unsigned long i;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < s->n; i++) {
+		twheel_arm(&s->tw[i], t0 + (u64)d[i] * NSEC_PER_USEC,
+			   TWHEEL_ABS);
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* Cost of one ktime_get_ns(), over @n calls. */
+static u64 kb_clock_cost(unsigned long n)
+{
+	unsigned long i;
+	u64 t0 = ktime_get_ns(), sum = 0;
+
+	for (i = 0; i < n; i++) {
+		sum += ktime_get_ns();
+		if (!(i & KB_RESCHED_MASK))
+			cond_resched();
+	}
+	WRITE_ONCE(kb_clock_sink, sum);
+	return kb_per_op(ktime_get_ns() - t0, n);
 }
 
 static u64 kb_cancel_all(struct kb_set *s)
@@ -415,6 +446,11 @@ int kb_run(struct kb_result *res)
 	if (ret)
 		goto out;
 	res->cancel_cns = kb_per_op(kb_cancel_all(&s), s.n);
+	if (res->impl == KB_TWHEEL) {
+		res->arm_abs_cns = kb_per_op(kb_arm_abs_all(&s, d), s.n);
+		kb_cancel_all(&s);
+	}
+	res->clock_cns = kb_clock_cost(max(res->n, KB_WARM_UP));
 	ret = kb_expire(&s, arm_ns, res);
 out:
 	kb_set_free(&s);

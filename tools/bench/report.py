@@ -145,6 +145,20 @@ class Targets:
         print(f"  [{state:>12}] {name}: {measured}")
 
 
+def arm_breakdown(ik, ns):
+    """What a relative twheel arm pays for its clock read (same run)."""
+    for n in ns:
+        tl = get(ik, "timer_list", n, "arm_ns")
+        rel = get(ik, "twheel", n, "arm_ns")
+        ab = get(ik, "twheel", n, "arm_abs_ns")
+        clk = get(ik, "twheel", n, "clock_ns")
+        if None in (tl, rel, ab, clk):
+            continue
+        print(f"      N={n:g}: ktime_get_ns() {fmt(clk)} ns; twheel arm "
+              f"relative {fmt(rel)} ns, absolute (no clock read) {fmt(ab)} ns"
+              f" = {fmt(ratio(ab, tl), 2)}x timer_list's {fmt(tl)} ns")
+
+
 def check_targets(data):
     t = Targets()
     ik, us, core = data["inkernel"], data["user"], data["core"]
@@ -160,6 +174,8 @@ def check_targets(data):
               "twheel/timer_list " + ", ".join(
                   f"{n:g}: {fmt(ratio(get(ik, 'twheel', n, op), get(ik, 'timer_list', n, op)), 2)}"
                   for n in ns))
+        if op == "arm_ns":
+            arm_breakdown(ik, ns)
         top = max(ns) if ns else None
         r = ratio(get(ik, "hrtimer", top, op), get(ik, "twheel", top, op)) if top else None
         note = "" if top == 1000000 else f" (largest N measured: {top}; 1e6 not run)"
@@ -332,6 +348,22 @@ def write_markdown(data, path):
         for f in ("arm_ns", "cancel_ns", "pattern_ns", "expire_ns"):
             L += [f"**{f}**", "", md_table(data["inkernel"], KERNEL_IMPLS, f,
                                           "twheel", ["timer_list", "hrtimer"]), ""]
+        rows = []
+        for n in sorted({r["n"] for r in data["inkernel"]}):
+            tl = get(data["inkernel"], "timer_list", n, "arm_ns")
+            ab = get(data["inkernel"], "twheel", n, "arm_abs_ns")
+            if ab is None:
+                continue
+            rows.append(f"| {n} | {fmt(get(data['inkernel'], 'twheel', n, 'clock_ns'))} "
+                        f"| {fmt(get(data['inkernel'], 'twheel', n, 'arm_ns'))} "
+                        f"| {fmt(ab)} | {fmt(tl)} | {fmt(ratio(ab, tl), 2)} |")
+        if rows:
+            L += ["**twheel arm with and without its clock read** (a relative "
+                  "deadline needs `ktime_get_ns()`; `mod_timer()` reads "
+                  "jiffies)", "",
+                  "| N | ktime_get_ns() alone | arm, relative | arm, absolute "
+                  "| timer_list arm | absolute/timer_list |",
+                  "|---|---|---|---|---|---|"] + rows + [""]
     if data["user"]:
         L += ["### Userspace, ns per timer (median); kernel bytes per timer", ""]
         for f in ("arm_ns", "cancel_ns", "deliver_ns", "deliver_awake_ns",
@@ -399,7 +431,8 @@ def main():
         },
         "inkernel": medians(res["inkernel"], KERNEL_IMPLS,
                             ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns",
-                             "batch_ns", "fire_delay_ns", "pattern_ops"]),
+                             "batch_ns", "fire_delay_ns", "pattern_ops",
+                             "arm_abs_ns", "clock_ns"]),
         "user": medians(res["user"], USER_IMPLS,
                         ["arm_ns", "cancel_ns", "deliver_ns",
                          "kmem_bytes_per_timer", "first_us",
