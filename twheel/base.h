@@ -18,9 +18,17 @@
  * queues the base's work item on its CPU. The work item runs the callbacks
  * one by one with the base lock dropped, and re-arms periodic timers.
  *
- * CPU hotplug: a CPU going down stops taking new timers (twheel:online
- * teardown); once it is dead its pending timers and expired batch move to an
- * online CPU with unchanged deadlines (twheel:prepare teardown).
+ * CPU hotplug: a CPU going down stops taking new timers and hands its
+ * pending timers and expired batch to an online CPU with unchanged deadlines
+ * (twheel:online teardown); once it is dead, whatever is left moves too
+ * (twheel:prepare teardown). A callback already running there finishes where
+ * it is.
+ *
+ * Cancel and wait: twheel_cancel_sync() waits while the timer's callback
+ * runs and disarms the timer once none runs, so it cancels at most one
+ * arming. A timer that leaves a base while its callback runs there (re-armed
+ * elsewhere, or moved by hotplug) is marked TW_NODE_MOVED, and the waiter
+ * then looks at every base before it believes nothing runs.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
