@@ -353,6 +353,16 @@ static int tw_fallback_cpu(unsigned int from)
 	return -1;
 }
 
+/*
+ * @t leaves @old (locked, with the base it goes to). If its callback is
+ * running on @old, twheel_cancel_sync() must look beyond @t's new base.
+ */
+static void tw_note_move(struct twheel_base *old, struct twheel_timer *t)
+{
+	if (old->running == t)
+		t->node.flags |= TW_NODE_MOVED;
+}
+
 /**
  * twheel_arm_timer() - (re-)arm a timer
  * @t:		the timer
@@ -400,8 +410,8 @@ int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 	}
 
 	ret = tw_detach(old, t);
-	if (old != new && old->running == t)
-		t->node.flags |= TW_NODE_MOVED;
+	if (old != new)
+		tw_note_move(old, t);
 	t->period = period;
 	t->mode = mode;
 	if (!keep_cpu)
@@ -650,17 +660,19 @@ static void tw_work_fn(struct work_struct *work)
 	spin_unlock_irq(&base->lock);
 }
 
-/*
- * @t, queued on @new, now belongs to it. If its callback (re-armed from
- * there or while it ran) is still running on @old, twheel_cancel_sync()
- * must look beyond @new. Both locks held.
- */
-static void tw_move_cpu(struct twheel_base *old, struct twheel_base *new,
-			struct twheel_timer *t)
+/* Move the expired timers on @from (a batch of @old) to @new's batch. */
+static void tw_move_expired(struct twheel_base *old, struct twheel_base *new,
+			    struct hlist_head *from)
 {
-	if (old->running == t)
-		t->node.flags |= TW_NODE_MOVED;
-	WRITE_ONCE(t->cpu, new->cpu);
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(t, tmp, from, node.entry) {
+		hlist_del(&t->node.entry);
+		hlist_add_head(&t->node.entry, &new->expired);
+		tw_note_move(old, t);
+		WRITE_ONCE(t->cpu, new->cpu);
+	}
 }
 
 /*
@@ -685,19 +697,12 @@ static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
 		hlist_del_init(&t->node.entry);
 		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
-		tw_move_cpu(old, new, t);
+		tw_note_move(old, t);
+		WRITE_ONCE(t->cpu, new->cpu);
 	}
 
-	hlist_for_each_entry_safe(t, tmp, &old->run, node.entry) {
-		hlist_del(&t->node.entry);
-		hlist_add_head(&t->node.entry, &new->expired);
-		tw_move_cpu(old, new, t);
-	}
-	hlist_for_each_entry_safe(t, tmp, &old->expired, node.entry) {
-		hlist_del(&t->node.entry);
-		hlist_add_head(&t->node.entry, &new->expired);
-		tw_move_cpu(old, new, t);
-	}
+	tw_move_expired(old, new, &old->run);
+	tw_move_expired(old, new, &old->expired);
 	n += old->nr_expired;
 	new->nr_expired += old->nr_expired;
 	old->nr_expired = 0;
