@@ -124,6 +124,25 @@ static int twheel_arm_entry(struct twheel_file *f, struct twheel_arm *a)
 }
 
 /*
+ * Write @a's id and result back to @ua; if that faults, undo the arm (a
+ * result of 0) and return -EFAULT.
+ */
+static int twheel_arm_put(struct twheel_file *f, struct twheel_arm __user *ua,
+			  const struct twheel_arm *a)
+{
+	/* id and result are adjacent: write both at once. */
+	BUILD_BUG_ON(offsetof(struct twheel_arm, result) !=
+		     offsetofend(struct twheel_arm, id));
+	if (copy_to_user(&ua->id, &a->id, offsetofend(struct twheel_arm, result) -
+			 offsetof(struct twheel_arm, id))) {
+		if (!a->result)
+			twheel_file_cancel(f, a->id);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
  * Arm from the struct twheel_arm at @ua (@usize bytes) and write back its id
  * and result. An arm whose id cannot be written back is undone.
  * Returns 1 if armed, 0 if the entry failed (result written), -EFAULT.
@@ -142,15 +161,8 @@ static int twheel_arm_user(struct twheel_file *f, struct twheel_arm __user *ua,
 	if (ret)
 		a.id = 0;
 	a.result = ret;
-	/* id and result are adjacent: write both at once. */
-	BUILD_BUG_ON(offsetof(struct twheel_arm, result) !=
-		     offsetofend(struct twheel_arm, id));
-	if (copy_to_user(&ua->id, &a.id, offsetofend(struct twheel_arm, result) -
-			 offsetof(struct twheel_arm, id))) {
-		if (!ret)
-			twheel_file_cancel(f, a.id);
+	if (twheel_arm_put(f, ua, &a))
 		return -EFAULT;
-	}
 	return !ret;
 }
 
@@ -239,12 +251,7 @@ static long twheel_ioctl_arm_one(struct twheel_file *f,
 	if (ret)
 		return ret;
 	a.result = 0;
-	if (copy_to_user(&ua->id, &a.id, offsetofend(struct twheel_arm, result) -
-			 offsetof(struct twheel_arm, id))) {
-		twheel_file_cancel(f, a.id);
-		return -EFAULT;
-	}
-	return 0;
+	return twheel_arm_put(f, ua, &a);
 }
 
 static long twheel_ioctl_cancel(struct twheel_file *f,
