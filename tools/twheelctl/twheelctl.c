@@ -365,6 +365,30 @@ static void get_info(int fd)
 
 static void usage(FILE *f);
 
+/*
+ * The global options, accepted before and after the command: handle option
+ * @c if it is one of them. Return false if it is not.
+ */
+static bool global_opt(int c)
+{
+	switch (c) {
+	case 'D':
+		device = optarg;
+		return true;
+	case 'S':
+		debugfs_dir = optarg;
+		return true;
+	case 'j':
+		json = true;
+		return true;
+	case 'h':
+		usage(stdout);
+		exit(EX_OK);
+	default:
+		return false;
+	}
+}
+
 /* Options of info and stats: the global ones again, after the command. */
 static void parse_simple(const char *cmd, int argc, char **argv)
 {
@@ -378,24 +402,9 @@ static void parse_simple(const char *cmd, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hj", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'D':
-			device = optarg;
-			break;
-		case 'S':
-			debugfs_dir = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(EX_OK);
-		default:
+	while ((c = getopt_long(argc, argv, "+hj", opts, NULL)) != -1)
+		if (!global_opt(c))
 			usage_error("%s: bad option", cmd);
-		}
-	}
 	if (optind < argc)
 		usage_error("%s: unexpected argument '%s'", cmd, argv[optind]);
 }
@@ -1300,23 +1309,12 @@ static int cmd_run(int argc, char **argv)
 		case 'B':
 			batch = false;
 			break;
-		case 'D':
-			device = optarg;
-			break;
-		case 'S':
-			debugfs_dir = optarg;
-			break;
 		case 'q':
 			quiet = true;
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(EX_OK);
 		default:
-			usage_error("run: bad option");
+			if (!global_opt(c))
+				usage_error("run: bad option");
 		}
 	}
 	if (optind < argc)
@@ -1807,26 +1805,13 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt_long(argc, argv, "+hjV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			device = optarg;
-			break;
-		case 'S':
-			debugfs_dir = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EX_OK;
-		case 'V':
+		if (c == 'V') {
 			printf("twheelctl %s (ABI %d)\n", TOOL_VERSION,
 			       TWHEEL_ABI_VERSION);
 			return EX_OK;
-		default:
-			usage_error("bad option");
 		}
+		if (!global_opt(c))
+			usage_error("bad option");
 	}
 	if (optind >= argc)
 		usage_error("no command given (info, run, stats)");
