@@ -145,15 +145,23 @@ class Targets:
         print(f"  [{state:>12}] {name}: {measured}")
 
 
-def arm_breakdown(ik, ns):
+def arm_breakdown(ik):
+    """Per N: (n, ktime_get_ns, twheel relative arm, absolute arm,
+    timer_list arm), where all were measured."""
+    rows = []
+    for n in sorted({r["n"] for r in ik}):
+        row = (n, get(ik, "twheel", n, "clock_ns"),
+               get(ik, "twheel", n, "arm_ns"),
+               get(ik, "twheel", n, "arm_abs_ns"),
+               get(ik, "timer_list", n, "arm_ns"))
+        if None not in row:
+            rows.append(row)
+    return rows
+
+
+def print_arm_breakdown(ik):
     """What a relative twheel arm pays for its clock read (same run)."""
-    for n in ns:
-        tl = get(ik, "timer_list", n, "arm_ns")
-        rel = get(ik, "twheel", n, "arm_ns")
-        ab = get(ik, "twheel", n, "arm_abs_ns")
-        clk = get(ik, "twheel", n, "clock_ns")
-        if None in (tl, rel, ab, clk):
-            continue
+    for n, clk, rel, ab, tl in arm_breakdown(ik):
         print(f"      N={n:g}: ktime_get_ns() {fmt(clk)} ns; twheel arm "
               f"relative {fmt(rel)} ns, absolute (no clock read) {fmt(ab)} ns"
               f" = {fmt(ratio(ab, tl), 2)}x timer_list's {fmt(tl)} ns")
@@ -175,7 +183,7 @@ def check_targets(data):
                   f"{n:g}: {fmt(ratio(get(ik, 'twheel', n, op), get(ik, 'timer_list', n, op)), 2)}"
                   for n in ns))
         if op == "arm_ns":
-            arm_breakdown(ik, ns)
+            print_arm_breakdown(ik)
         top = max(ns) if ns else None
         r = ratio(get(ik, "hrtimer", top, op), get(ik, "twheel", top, op)) if top else None
         note = "" if top == 1000000 else f" (largest N measured: {top}; 1e6 not run)"
@@ -348,15 +356,9 @@ def write_markdown(data, path):
         for f in ("arm_ns", "cancel_ns", "pattern_ns", "expire_ns"):
             L += [f"**{f}**", "", md_table(data["inkernel"], KERNEL_IMPLS, f,
                                           "twheel", ["timer_list", "hrtimer"]), ""]
-        rows = []
-        for n in sorted({r["n"] for r in data["inkernel"]}):
-            tl = get(data["inkernel"], "timer_list", n, "arm_ns")
-            ab = get(data["inkernel"], "twheel", n, "arm_abs_ns")
-            if ab is None:
-                continue
-            rows.append(f"| {n} | {fmt(get(data['inkernel'], 'twheel', n, 'clock_ns'))} "
-                        f"| {fmt(get(data['inkernel'], 'twheel', n, 'arm_ns'))} "
-                        f"| {fmt(ab)} | {fmt(tl)} | {fmt(ratio(ab, tl), 2)} |")
+        rows = [f"| {n} | {fmt(clk)} | {fmt(rel)} | {fmt(ab)} | {fmt(tl)} "
+                f"| {fmt(ratio(ab, tl), 2)} |"
+                for n, clk, rel, ab, tl in arm_breakdown(data["inkernel"])]
         if rows:
             L += ["**twheel arm with and without its clock read** (a relative "
                   "deadline needs `ktime_get_ns()`; `mod_timer()` reads "
