@@ -53,7 +53,6 @@ struct tws_timer {
 	atomic_t		superseded;	/* R */
 	atomic_t		cancelled;	/* C */
 	atomic_t		fired;		/* F */
-	atomic_t		in_cb;
 	atomic_t		started;	/* callbacks begun */
 	int			started_at_sync;
 	atomic_t		self_left;
@@ -104,9 +103,11 @@ static void tws_lower_min(struct tws_timer *w, u64 dl)
 /* All armings of @w accounted for: nothing pending, no callback running. */
 static bool tws_quiet(struct tws_timer *w)
 {
-	return atomic_read(&w->armed) == atomic_read(&w->fired) +
+	int fired = atomic_read(&w->fired);
+
+	return atomic_read(&w->armed) == fired +
 	       atomic_read(&w->cancelled) + atomic_read(&w->superseded) &&
-	       !atomic_read(&w->in_cb);
+	       atomic_read(&w->started) == fired;
 }
 
 static void tws_fn(struct twheel_timer *t)
@@ -116,7 +117,6 @@ static void tws_fn(struct twheel_timer *t)
 	u64 now = ktime_get_ns();
 	int ret;
 
-	atomic_inc(&w->in_cb);
 	atomic_inc(&w->started);
 	if (READ_ONCE(w->dead))
 		atomic_inc(&ctx->after_sync);
@@ -134,7 +134,6 @@ static void tws_fn(struct twheel_timer *t)
 	}
 	/* Periodic callbacks are counted but not in the one-shot ledger. */
 	atomic_inc(&w->fired);
-	atomic_dec(&w->in_cb);
 }
 
 static void tws_arm(struct tws_ctx *ctx, struct tws_timer *w, u64 *seed)
@@ -209,7 +208,7 @@ static void tws_cancel_sync(struct tws_ctx *ctx, struct tws_timer *w)
 		atomic_add(ret, &w->cancelled);
 	/* Nothing may start from here on until the owner arms again. */
 	w->started_at_sync = atomic_read(&w->started);
-	if (atomic_read(&w->in_cb))
+	if (w->started_at_sync != atomic_read(&w->fired))
 		atomic_inc(&ctx->sync_while_running);
 	WRITE_ONCE(w->dead, true);
 }
