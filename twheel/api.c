@@ -42,22 +42,41 @@ static int tw_check(u64 period, unsigned int flags, u8 *mode)
 }
 
 /**
- * twheel_timer_init() - set up a timer before its first use
+ * twheel_timer_setup() - set up a timer before its first use
  * @timer:	the timer
- * @func:	callback, run in process context when the timer expires
+ * @func:	callback, run when the timer expires
+ * @flags:	0, or TWHEEL_TIMER_TICK to run @func in the tick itself
  *
  * The timer is idle. It may be armed and cancelled any number of times
- * afterwards; it need not be initialised again (but may be, while idle and
- * not running).
+ * afterwards; it need not be set up again (but may be, while idle and not
+ * running).
+ *
+ * Without flags @func runs in process context, see the header. With
+ * TWHEEL_TIMER_TICK @func runs in the pass of the tick that expires the
+ * timer, with the CPU's twheel base lock (a raw spinlock) held and
+ * interrupts disabled: in hard interrupt context, in a softirq thread on
+ * PREEMPT_RT, or in the base's worker when the tick ran out of budget. It
+ * must do O(1) work, must not sleep, must not take a spinlock_t (a sleeping
+ * lock on PREEMPT_RT) and must not call any twheel function; it may take
+ * raw spinlocks and queue an irq_work. The tick re-arms a periodic timer
+ * after the callback (missed periods of a fixed-rate timer add to
+ * @timer->overruns, which the callback may read and reset). Because the
+ * callback runs under the base lock, once twheel_cancel() or
+ * twheel_modify() has returned the old arming's callback neither runs nor
+ * will run.
  *
  * Context: any.
  */
-void twheel_timer_init(struct twheel_timer *timer, twheel_func_t func)
+void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
+			unsigned int flags)
 {
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 		     sizeof(struct twheel_timer) > 64);
 
+	WARN_ON_ONCE(flags & ~TWHEEL_TIMER_TICK);
 	tw_node_init(&timer->node);
+	if (flags & TWHEEL_TIMER_TICK)
+		timer->node.flags = TW_NODE_TICK;
 	timer->func = func;
 	timer->deadline = 0;
 	timer->period = 0;
@@ -66,7 +85,7 @@ void twheel_timer_init(struct twheel_timer *timer, twheel_func_t func)
 	timer->mode = TWHEEL_ONESHOT;
 	timer->state = TWHEEL_STATE_IDLE;
 }
-EXPORT_SYMBOL_GPL(twheel_timer_init);
+EXPORT_SYMBOL_GPL(twheel_timer_setup);
 
 /**
  * twheel_arm_on() - arm a timer on a CPU

@@ -28,13 +28,6 @@
 #include "testhooks.h"
 #include "trace.h"
 
-/*
- * tw_node.flags: the timer was moved to another base while its callback was
- * running on this one; twheel_cancel_sync() must then look for it on every
- * base. Cleared by twheel_cancel_sync().
- */
-#define TW_NODE_MOVED		BIT(0)
-
 static DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
 static struct workqueue_struct *twheel_wq;
 static u32 tw_tick_ns;
@@ -166,10 +159,10 @@ static void tw_csd_fn(void *info)
 	struct twheel_base *base = info;
 	unsigned long flags;
 
-	spin_lock_irqsave(&base->lock, flags);
+	raw_spin_lock_irqsave(&base->lock, flags);
 	if (base->online)
 		tw_reprogram_next(base);
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 }
 
 /* Stop the tick hrtimer if the wheel became empty. Base lock held. */
@@ -180,60 +173,6 @@ static void tw_maybe_idle(struct twheel_base *base)
 	/* Never hrtimer_cancel() here: the handler takes the base lock. */
 	hrtimer_try_to_cancel(&base->tick);
 	base->next_tick = TW_NO_TICK;
-}
-
-static enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
-{
-	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	struct twheel_timer *t;
-	struct hlist_node *tmp;
-	unsigned long flags, n;
-	u64 now, clk, cascaded, next;
-	HLIST_HEAD(batch);
-
-	spin_lock_irqsave(&base->lock, flags);
-	base->wakeups++;
-	twheel_stat_inc(wakeups);
-
-	now = tw_now_tick();
-	clk = base->wheel.clk;
-	cascaded = base->wheel.cascaded;
-	n = tw_wheel_advance(&base->wheel, now, &batch);
-	cascaded = base->wheel.cascaded - cascaded;
-	if (n || cascaded)
-		twheel_stat_inc(ticks_run);
-	if (now >= clk)
-		twheel_stat_add(ticks_idle, now - clk + 1 - (n || cascaded));
-	if (cascaded) {
-		twheel_stat_add(cascaded, cascaded);
-		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
-	}
-	if (n) {
-		hlist_for_each_entry_safe(t, tmp, &batch, node.entry) {
-			hlist_del(&t->node.entry);
-			WRITE_ONCE(t->state, TWHEEL_STATE_EXPIRED);
-			hlist_add_head(&t->node.entry, &base->expired);
-		}
-		base->nr_expired += n;
-		twheel_stat_add(expired, n);
-		/*
-		 * Between its CPU going down and the migration of its timers,
-		 * a base's hrtimer runs elsewhere: so does its work then.
-		 */
-		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
-				  twheel_wq, &base->work))
-			twheel_stat_inc(batches);
-	}
-
-	next = tw_wheel_next(&base->wheel);
-	base->next_tick = next;
-	if (next != TW_NO_TICK) {
-		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
-		ret = HRTIMER_RESTART;
-	}
-	spin_unlock_irqrestore(&base->lock, flags);
-	return ret;
 }
 
 /*
@@ -255,6 +194,136 @@ static void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, base->cpu, deadline, t->period);
 	tw_reprogram(base, t->node.expires);
+}
+
+/*
+ * Next deadline of periodic timer @t whose callback for @deadline returned
+ * at @end. Fixed rate skips (and counts) the periods already past.
+ */
+static u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
+{
+	u64 next, missed;
+
+	if (t->mode == TWHEEL_FIXED_DELAY_MODE)
+		return tw_add_sat(end, t->period);
+	next = tw_add_sat(deadline, t->period);
+	if (next > end || next == U64_MAX)
+		return next;
+	missed = div64_u64(end - next, t->period) + 1;
+	next = tw_add_sat(next, tw_mul_sat(missed, t->period));
+	t->overruns = min_t(u64, (u64)t->overruns + missed, U32_MAX);
+	twheel_stat_add(overruns, missed);
+	return next;
+}
+
+/*
+ * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
+ * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
+ * re-arm the periodic ones), hand the others to @base's work item. Base lock
+ * held, interrupts off; O(nodes on @batch), which the caller bounds.
+ */
+static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
+		      unsigned long n, u64 now)
+{
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	unsigned long queued = 0;
+	u64 deadline;
+
+	twheel_stat_add(expired, n);
+	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
+		hlist_del(&t->node.entry);
+		if (!(t->node.flags & TW_NODE_TICK)) {
+			WRITE_ONCE(t->state, TWHEEL_STATE_EXPIRED);
+			hlist_add_head(&t->node.entry, &base->expired);
+			queued++;
+			continue;
+		}
+		deadline = t->deadline;
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		trace_twheel_expire(t, base->cpu, deadline, now);
+		twheel_stat_inc(callbacks);
+		twheel_stat_latency(now > deadline ? now - deadline : 0);
+		t->func(t);
+		if (t->mode != TWHEEL_ONESHOT)
+			tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
+	}
+	if (!queued)
+		return;
+	base->nr_expired += queued;
+	/*
+	 * Between its CPU going down and the migration of its timers, a base's
+	 * hrtimer runs elsewhere: so does its work then.
+	 */
+	if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
+			  twheel_wq, &base->work))
+		twheel_stat_inc(batches);
+}
+
+/*
+ * One bounded pass over @base's wheel up to the current tick: at most
+ * TW_PASS_BUDGET timers cascaded or expired. Return: true if work is left
+ * for that tick (the budget ran out). Base lock held, interrupts off.
+ */
+static bool tw_run_pass(struct twheel_base *base)
+{
+	unsigned long budget = TW_PASS_BUDGET, n;
+	u64 now_ns = ktime_get_ns(), now, clk, cascaded;
+	HLIST_HEAD(batch);
+
+	now = tw_ns_to_tick_floor(now_ns);
+	clk = base->wheel.clk;
+	cascaded = base->wheel.cascaded;
+	n = tw_wheel_advance_budget(&base->wheel, now, &batch, &budget);
+	cascaded = base->wheel.cascaded - cascaded;
+	if (n || cascaded)
+		twheel_stat_inc(ticks_run);
+	if (now >= clk && base->wheel.clk > clk)
+		twheel_stat_add(ticks_idle, base->wheel.clk - clk -
+					    (n || cascaded));
+	if (cascaded) {
+		twheel_stat_add(cascaded, cascaded);
+		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
+	}
+	if (n)
+		tw_expire(base, &batch, n, now_ns);
+	return tw_wheel_next(&base->wheel) <= now;
+}
+
+/*
+ * The tick hrtimer: one bounded pass. If the budget ran out, the rest of
+ * the tick's work goes to the base's work item, which continues in bounded
+ * passes with the lock dropped in between and programs the tick when done.
+ */
+static enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
+{
+	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	unsigned long flags;
+	u64 next;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	base->wakeups++;
+	twheel_stat_inc(wakeups);
+	/* Re-arms in this pass must not restart the running hrtimer. */
+	base->next_tick = 0;
+	if (tw_run_pass(base)) {
+		/* next_tick 0: no arm programs the tick until the work has. */
+		base->behind = true;
+		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
+				  twheel_wq, &base->work))
+			twheel_stat_inc(batches);
+		goto out;
+	}
+	next = tw_wheel_next(&base->wheel);
+	base->next_tick = next;
+	if (next != TW_NO_TICK) {
+		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
+		ret = HRTIMER_RESTART;
+	}
+out:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
 }
 
 /*
@@ -300,10 +369,10 @@ static struct twheel_base *tw_lock_base(struct twheel_timer *t,
 	for (;;) {
 		cpu = READ_ONCE(t->cpu);
 		base = tw_base(cpu);
-		spin_lock_irqsave(&base->lock, *flags);
+		raw_spin_lock_irqsave(&base->lock, *flags);
 		if (likely(READ_ONCE(t->cpu) == cpu))
 			return base;
-		spin_unlock_irqrestore(&base->lock, *flags);
+		raw_spin_unlock_irqrestore(&base->lock, *flags);
 	}
 }
 
@@ -312,24 +381,24 @@ static void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	__acquires(&a->lock) __acquires(&b->lock)
 {
 	if (a == b) {
-		spin_lock(&a->lock);
+		raw_spin_lock(&a->lock);
 		__acquire(&b->lock);
 		return;
 	}
 	if (a->cpu > b->cpu)
 		swap(a, b);
-	spin_lock(&a->lock);
-	spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
+	raw_spin_lock(&a->lock);
+	raw_spin_lock_nested(&b->lock, SINGLE_DEPTH_NESTING);
 }
 
 static void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	__releases(&a->lock) __releases(&b->lock)
 {
 	if (a != b)
-		spin_unlock(&b->lock);
+		raw_spin_unlock(&b->lock);
 	else
 		__release(&b->lock);
-	spin_unlock(&a->lock);
+	raw_spin_unlock(&a->lock);
 }
 
 /*
@@ -440,7 +509,7 @@ int twheel_cancel_timer(struct twheel_timer *t)
 	ret = tw_detach(base, t);
 	if (ret)
 		tw_maybe_idle(base);
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
@@ -492,13 +561,13 @@ int twheel_cancel_timer_sync(struct twheel_timer *t)
 			ret = tw_detach(base, t);
 			if (ret)
 				tw_maybe_idle(base);
-			spin_unlock_irqrestore(&base->lock, flags);
+			raw_spin_unlock_irqrestore(&base->lock, flags);
 			break;
 		}
 		/* A periodic timer that runs: no re-arm after this callback. */
 		if (running && t->state == TWHEEL_STATE_RUNNING)
 			tw_detach(base, t);
-		spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 
 		if (running) {
 			wait_event(base->waitq, tw_not_running(base, t));
@@ -539,27 +608,7 @@ void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info)
 		info->deadline = t->deadline;
 		info->remaining = t->deadline > now ? t->deadline - now : 0;
 	}
-	spin_unlock_irqrestore(&base->lock, flags);
-}
-
-/*
- * Next deadline of periodic timer @t whose callback for @deadline returned
- * at @end. Fixed rate skips (and counts) the periods already past.
- */
-static u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
-{
-	u64 next, missed;
-
-	if (t->mode == TWHEEL_FIXED_DELAY_MODE)
-		return tw_add_sat(end, t->period);
-	next = tw_add_sat(deadline, t->period);
-	if (next > end || next == U64_MAX)
-		return next;
-	missed = div64_u64(end - next, t->period) + 1;
-	next = tw_add_sat(next, tw_mul_sat(missed, t->period));
-	t->overruns = min_t(u64, (u64)t->overruns + missed, U32_MAX);
-	twheel_stat_add(overruns, missed);
-	return next;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 }
 
 /*
@@ -585,18 +634,18 @@ static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
 			return;
 		}
 		target = tw_base(cpu);	/* not @base: it is offline */
-		spin_unlock(&base->lock);
+		raw_spin_unlock(&base->lock);
 		tw_lock_two_irqoff(base, target);
 		if (base->running_touched) {
-			spin_unlock(&target->lock);
+			raw_spin_unlock(&target->lock);
 			return;
 		}
 		if (target->online)
 			break;
-		spin_unlock(&target->lock);
+		raw_spin_unlock(&target->lock);
 	}
 	tw_enqueue(target, t, next);
-	spin_unlock(&target->lock);
+	raw_spin_unlock(&target->lock);
 }
 
 static void tw_work_fn(struct work_struct *work)
@@ -605,15 +654,31 @@ static void tw_work_fn(struct work_struct *work)
 	struct twheel_timer *t;
 	twheel_func_t func;
 	u64 deadline, start, end;
-	bool periodic;
+	bool periodic, wake;
 
 	/*
 	 * One clock read per callback: the end of one callback is the start of
 	 * the next (only the base lock lies between them), re-read after a
 	 * reschedule.
 	 */
+	raw_spin_lock_irq(&base->lock);
+	/*
+	 * The tick's budget ran out: finish its work here, one bounded pass at
+	 * a time with the lock dropped in between, then program the tick.
+	 */
+	while (base->behind) {
+		base->next_tick = 0;
+		if (!tw_run_pass(base)) {
+			base->behind = false;
+			base->next_tick = TW_NO_TICK;
+			tw_reprogram_next(base);
+			break;
+		}
+		raw_spin_unlock_irq(&base->lock);
+		cond_resched();
+		raw_spin_lock_irq(&base->lock);
+	}
 	end = ktime_get_ns();
-	spin_lock_irq(&base->lock);
 	for (;;) {
 		if (hlist_empty(&base->run))
 			hlist_move_list(&base->expired, &base->run);
@@ -630,7 +695,7 @@ static void tw_work_fn(struct work_struct *work)
 						TWHEEL_STATE_IDLE);
 		WRITE_ONCE(base->running, t);
 		base->running_touched = false;
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 
 		/* From here on, a one-shot @t may be freed by its callback. */
 		start = end;
@@ -640,7 +705,7 @@ static void tw_work_fn(struct work_struct *work)
 		lock_map_release(&twheel_callback_map);
 		end = ktime_get_ns();
 
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 		twheel_stat_inc(callbacks);
 		twheel_stat_latency(start > deadline ? start - deadline : 0);
 		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
@@ -648,50 +713,59 @@ static void tw_work_fn(struct work_struct *work)
 		if (periodic && !base->running_touched)
 			tw_rearm(base, t, tw_next_deadline(t, deadline, end));
 		WRITE_ONCE(base->running, NULL);
-		if (wq_has_sleeper(&base->waitq))
-			wake_up(&base->waitq);
-		if (need_resched()) {
-			spin_unlock_irq(&base->lock);
+		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
+		wake = wq_has_sleeper(&base->waitq);
+		if (wake || need_resched()) {
+			raw_spin_unlock_irq(&base->lock);
+			if (wake)
+				wake_up(&base->waitq);
 			cond_resched();
 			end = ktime_get_ns();
-			spin_lock_irq(&base->lock);
+			raw_spin_lock_irq(&base->lock);
 		}
 	}
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 }
 
-/* Move the expired timers on @from (a batch of @old) to @new's batch. */
-static void tw_move_expired(struct twheel_base *old, struct twheel_base *new,
-			    struct hlist_head *from)
+/*
+ * Move at most *@budget expired timers on @from (a batch of @old) to @new's
+ * batch. Return: how many moved.
+ */
+static unsigned long tw_move_expired(struct twheel_base *old,
+				     struct twheel_base *new,
+				     struct hlist_head *from,
+				     unsigned long *budget)
 {
 	struct twheel_timer *t;
-	struct hlist_node *tmp;
+	unsigned long n = 0;
 
-	hlist_for_each_entry_safe(t, tmp, from, node.entry) {
+	while (!hlist_empty(from) && *budget) {
+		(*budget)--;
+		t = hlist_entry(from->first, struct twheel_timer, node.entry);
 		hlist_del(&t->node.entry);
 		hlist_add_head(&t->node.entry, &new->expired);
 		tw_note_move(old, t);
 		WRITE_ONCE(t->cpu, new->cpu);
+		n++;
 	}
+	old->nr_expired -= n;
+	new->nr_expired += n;
+	return n;
 }
 
 /*
- * Move every timer of @old, pending or expired, to @new (both online or @old
- * going down), keeping each deadline tick: none fires early, none is lost
- * or doubled. A callback @old's work is running stays there; its periodic
- * re-arm finds @old offline and goes to an online base.
+ * Move at most TW_PASS_BUDGET timers of @old, pending or expired, to @new.
+ * Both locked. Return: true if @old has none left.
  */
-static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
+static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 {
+	unsigned long budget = TW_PASS_BUDGET, n;
 	struct twheel_timer *t;
 	struct hlist_node *tmp;
-	unsigned long flags, n;
 	HLIST_HEAD(list);
 
-	local_irq_save(flags);
-	tw_lock_two_irqoff(old, new);
-
-	n = tw_wheel_drain(&old->wheel, &list);
+	n = tw_wheel_drain(&old->wheel, &list, budget);
+	budget -= n;
 	if (n && !new->wheel.pending)
 		tw_wheel_forward(&new->wheel, tw_now_tick());
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
@@ -700,21 +774,39 @@ static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
 		tw_note_move(old, t);
 		WRITE_ONCE(t->cpu, new->cpu);
 	}
-
-	tw_move_expired(old, new, &old->run);
-	tw_move_expired(old, new, &old->expired);
-	n += old->nr_expired;
-	new->nr_expired += old->nr_expired;
-	old->nr_expired = 0;
+	n += tw_move_expired(old, new, &old->run, &budget);
+	n += tw_move_expired(old, new, &old->expired, &budget);
 	if (!hlist_empty(&new->expired) &&
 	    queue_work_on(new->cpu, twheel_wq, &new->work))
 		twheel_stat_inc(batches);
-
 	twheel_stat_add(migrated, n);
-	tw_maybe_idle(old);
 	tw_reprogram_next(new);
-	tw_unlock_two_irqoff(old, new);
-	local_irq_restore(flags);
+	if (old->wheel.pending || old->nr_expired)
+		return false;
+	tw_maybe_idle(old);
+	return true;
+}
+
+/*
+ * Move every timer of @old, pending or expired, to @new (both online or @old
+ * going down), keeping each deadline tick: none fires early, none is lost
+ * or doubled. A callback @old's work is running stays there; its periodic
+ * re-arm finds @old offline and goes to an online base. In bounded chunks,
+ * with the locks dropped in between. Process context.
+ */
+static void tw_migrate(struct twheel_base *old, struct twheel_base *new)
+{
+	unsigned long flags;
+	bool done;
+
+	do {
+		local_irq_save(flags);
+		tw_lock_two_irqoff(old, new);
+		done = tw_migrate_some(old, new);
+		tw_unlock_two_irqoff(old, new);
+		local_irq_restore(flags);
+		cond_resched();
+	} while (!done);
 }
 
 /*
@@ -735,10 +827,10 @@ static int tw_cpu_online(unsigned int cpu)
 	struct twheel_base *base = tw_base(cpu);
 	unsigned long flags;
 
-	spin_lock_irqsave(&base->lock, flags);
+	raw_spin_lock_irqsave(&base->lock, flags);
 	base->online = true;
 	tw_reprogram_next(base);
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return 0;
 }
 
@@ -748,9 +840,9 @@ static int tw_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 	int target;
 
-	spin_lock_irqsave(&base->lock, flags);
+	raw_spin_lock_irqsave(&base->lock, flags);
 	base->online = false;
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 
 	/* Hotplug is serialised: the target stays online meanwhile. */
 	target = tw_fallback_cpu(cpu);
@@ -764,9 +856,9 @@ static int tw_cpu_dead(unsigned int cpu)
 	struct twheel_base *old = tw_base(cpu);
 	unsigned long flags;
 
-	spin_lock_irqsave(&old->lock, flags);
+	raw_spin_lock_irqsave(&old->lock, flags);
 	old->online = false;
-	spin_unlock_irqrestore(&old->lock, flags);
+	raw_spin_unlock_irqrestore(&old->lock, flags);
 
 	tw_migrate(old, tw_base(raw_smp_processor_id()));
 	hrtimer_cancel(&old->tick);
@@ -788,7 +880,7 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -ERANGE;
 	base = tw_base(cpu);
-	spin_lock_irqsave(&base->lock, flags);
+	raw_spin_lock_irqsave(&base->lock, flags);
 	snap->clk = base->wheel.clk;
 	snap->next_tick = base->next_tick;
 	snap->pending = base->wheel.pending;
@@ -798,7 +890,7 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	snap->max_cascades = base->wheel.max_cascades;
 	snap->cascaded = base->wheel.cascaded;
 	snap->wakeups = base->wakeups;
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_snapshot);
@@ -902,7 +994,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 			kfree(base);
 			goto err_free;
 		}
-		spin_lock_init(&base->lock);
+		raw_spin_lock_init(&base->lock);
 		base->next_tick = TW_NO_TICK;
 		INIT_HLIST_HEAD(&base->expired);
 		INIT_HLIST_HEAD(&base->run);
@@ -935,32 +1027,44 @@ err_free:
 	return ret;
 }
 
-/* Take every timer off @base at unload. Return how many there were. */
-static unsigned long tw_drain_base(struct twheel_base *base)
+/* Make the timers on @list idle; return how many. */
+static unsigned long tw_idle_all(struct hlist_head *list, unsigned long max)
 {
 	struct twheel_timer *t;
-	struct hlist_node *tmp;
-	unsigned long flags, n;
+	unsigned long n = 0;
+
+	while (!hlist_empty(list) && n < max) {
+		t = hlist_entry(list->first, struct twheel_timer, node.entry);
+		hlist_del_init(&t->node.entry);
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Take every timer off @base at unload, in bounded chunks. Return how many
+ * there were.
+ */
+static unsigned long tw_drain_base(struct twheel_base *base)
+{
+	unsigned long flags, n, left = 0;
 	HLIST_HEAD(list);
 
-	spin_lock_irqsave(&base->lock, flags);
-	n = tw_wheel_drain(&base->wheel, &list);
-	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
-		hlist_del_init(&t->node.entry);
-		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
-	}
-	hlist_for_each_entry_safe(t, tmp, &base->run, node.entry) {
-		hlist_del_init(&t->node.entry);
-		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
-	}
-	hlist_for_each_entry_safe(t, tmp, &base->expired, node.entry) {
-		hlist_del_init(&t->node.entry);
-		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
-	}
-	n += base->nr_expired;
-	base->nr_expired = 0;
-	spin_unlock_irqrestore(&base->lock, flags);
-	return n;
+	do {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		n = tw_wheel_drain(&base->wheel, &list, TW_PASS_BUDGET);
+		tw_idle_all(&list, n);
+		if (!n) {
+			n = tw_idle_all(&base->run, TW_PASS_BUDGET);
+			n += tw_idle_all(&base->expired, TW_PASS_BUDGET - n);
+			base->nr_expired -= n;
+		}
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		left += n;
+		cond_resched();
+	} while (n);
+	return left;
 }
 
 /**
@@ -980,9 +1084,9 @@ void twheel_bases_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct twheel_base *base = tw_base(cpu);
 
-		spin_lock_irqsave(&base->lock, flags);
+		raw_spin_lock_irqsave(&base->lock, flags);
 		base->online = false;
-		spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 	/* Let any reprogram IPI in flight finish: it sees !online. */
 	synchronize_rcu();

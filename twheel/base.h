@@ -13,10 +13,31 @@
  * is empty. An arm that makes the next tick earlier reprograms it: directly
  * on the owning CPU, through an IPI (base->csd) from another one.
  *
- * Expiry: the hrtimer callback (hard interrupt) advances the wheel to the
- * current tick and moves the due timers to the base's expired batch, then
- * queues the base's work item on its CPU. The work item runs the callbacks
- * one by one with the base lock dropped, and re-arms periodic timers.
+ * Expiry: the hrtimer callback (hard interrupt; a softirq thread on
+ * PREEMPT_RT) advances the wheel to the current tick and moves the due
+ * timers to the base's expired batch, then queues the base's work item on
+ * its CPU. The work item runs the callbacks one by one with the base lock
+ * dropped, and re-arms periodic timers. A TWHEEL_TIMER_TICK timer is not
+ * handed to the work item: its callback runs in the pass that expires it,
+ * under the base lock, and the pass re-arms it if it is periodic.
+ *
+ * Bounded work: a pass of the tick cascades or expires at most
+ * TW_PASS_BUDGET timers (tw_wheel_advance_budget()), so the time spent with
+ * the base lock held and interrupts off is bounded by the budget times the
+ * cost of one node (a cache miss or two, plus a TWHEEL_TIMER_TICK callback),
+ * whatever the number of timers due: 1 000 000 timers due in one tick are
+ * about 4 000 passes, not one. If the budget runs out the base is marked
+ * behind and the work item finishes the tick's work, one pass at a time
+ * with the lock dropped (and cond_resched()) in between, before it runs the
+ * callbacks; timers then fire late by that catch-up, never early. CPU
+ * hotplug moves timers and unload drains them in chunks of the same size.
+ *
+ * Contexts: the tick (hard irq, or softirq on PREEMPT_RT, as its hrtimer
+ * is not _HARD), the reprogram IPI (hard irq everywhere), arm/cancel
+ * (any context that may disable interrupts), the work item and hotplug
+ * callbacks (process context). Every one takes only the raw base lock, so
+ * the same code is correct on PREEMPT_RT; wake-ups of twheel_cancel_sync()
+ * waiters happen after the lock is dropped.
  *
  * CPU hotplug: a CPU going down stops taking new timers and hands its
  * pending timers and expired batch to an online CPU with unchanged deadlines
@@ -51,20 +72,43 @@
 #define TWHEEL_SLOT_BITS_DEF	6
 #define TWHEEL_LEVELS_DEF	5
 
+/*
+ * Timers a pass of the tick may cascade or expire (and so TWHEEL_TIMER_TICK
+ * callbacks it may call) with the base lock held and interrupts off; the
+ * rest of the tick's work goes to the base's work item. See "Bounded work".
+ */
+#define TW_PASS_BUDGET		256
+
+/* tw_node.flags */
+/*
+ * The timer was moved to another base while its callback was running on
+ * this one; twheel_cancel_sync() must then look for it on every base.
+ * Cleared by twheel_cancel_sync(). Base lock.
+ */
+#define TW_NODE_MOVED		BIT(0)
+/* TWHEEL_TIMER_TICK: the callback runs in the pass that expires it. */
+#define TW_NODE_TICK		BIT(1)
+
 /**
  * struct twheel_base - the timers of one CPU
  * @lock:	protects every field below except @cpu (constant), @work and
  *		@csd (which have their own synchronisation), and the
  *		twheel_timer fields (node, deadline, period, overruns, cpu,
  *		mode, state) of every timer in @wheel or @expired or @running.
- *		Taken in hard interrupt context by the tick hrtimer and the
- *		remote-reprogram IPI, so always with interrupts disabled.
- *		Lock order: a base lock nests outside the hrtimer base lock and
- *		the @waitq lock. Two base locks are only held together in
- *		ascending CPU order, the second with spin_lock_nested().
+ *		A raw spinlock: the remote-reprogram IPI takes it in hard
+ *		interrupt context on every kernel, the tick hrtimer in hard
+ *		interrupt context (softirq on PREEMPT_RT); so always with
+ *		interrupts disabled, for bounded work (see "Bounded work").
+ *		Lock order: a base lock nests inside a caller's locks (the
+ *		/dev/twheel file lock) and outside the hrtimer base lock and
+ *		the workqueue pool lock (both raw). No sleeping lock (a
+ *		spinlock_t on PREEMPT_RT, the @waitq lock) is taken under it.
+ *		Two base locks are only held together in ascending CPU order,
+ *		the second with raw_spin_lock_nested().
  * @wheel:	the timing wheel
  * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
- *		is not (a stale value only causes a spurious reprogram)
+ *		is not, 0 while a pass runs or the base is @behind (a stale
+ *		value only causes a spurious reprogram)
  * @expired:	timers expired by the tick, waiting for @work
  * @run:	the generation of expired timers @work is going through; it
  *		takes @expired over only when @run is empty, so a timer that
@@ -74,6 +118,9 @@
  *		only: a one-shot timer may be freed by its callback)
  * @running_touched: @running was armed, modified or cancelled during its
  *		callback: the periodic re-arm is not done
+ * @behind:	a pass of the tick ran out of budget: @work finishes the
+ *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
+ *		so that no arm programs it)
  * @online:	the base accepts new timers (its CPU is online)
  * @cpu:	the CPU of this base
  * @wakeups:	tick hrtimer callbacks
@@ -83,7 +130,7 @@
  * @csd:	IPI asking @cpu to reprogram @tick
  */
 struct twheel_base {
-	spinlock_t		lock;	/* see above */
+	raw_spinlock_t		lock;	/* see above */
 	struct tw_wheel		wheel;
 	u64			next_tick;
 	struct hlist_head	expired;
@@ -91,6 +138,7 @@ struct twheel_base {
 	unsigned long		nr_expired;
 	struct twheel_timer	*running;
 	bool			running_touched;
+	bool			behind;
 	bool			online;
 	int			cpu;
 	u64			wakeups;

@@ -46,9 +46,11 @@ int tw_wheel_init(struct tw_wheel *w, unsigned int bits, unsigned int levels,
 	w->levels = levels;
 	w->pending = 0;
 	w->ovf_min = TW_NO_TICK;
+	w->scan_min = TW_NO_TICK;
 	w->cascaded = 0;
 	w->max_cascades = 0;
 	INIT_HLIST_HEAD(&w->overflow);
+	INIT_HLIST_HEAD(&w->scanned);
 	for (i = 0; i < TW_MAX_LEVELS; i++)
 		w->bitmap[i] = 0;
 	for (i = 0; i < TW_MAX_BUCKETS; i++)
@@ -125,7 +127,7 @@ void tw_wheel_del(struct tw_wheel *w, struct tw_node *n)
 	n->bucket = TW_BUCKET_NONE;
 	w->pending--;
 	if (b == TW_BUCKET_OVERFLOW) {
-		if (hlist_empty(&w->overflow))
+		if (hlist_empty(&w->overflow) && hlist_empty(&w->scanned))
 			w->ovf_min = TW_NO_TICK;
 		return;
 	}
@@ -155,6 +157,19 @@ static bool tw_own_slot_due(const struct tw_wheel *w, unsigned int lvl)
 {
 	return test_bit((w->clk >> tw_shift(w, lvl)) & tw_mask(w),
 			&w->bitmap[lvl]);
+}
+
+/*
+ * Must the overflow list be pulled at the clock? Yes while a pull is under
+ * way (@scanned holds the nodes it looked at) or once the clock is in the
+ * top-level turn of the smallest overflow deadline.
+ */
+static bool tw_overflow_due(const struct tw_wheel *w, unsigned int total)
+{
+	if (!hlist_empty(&w->scanned))
+		return true;
+	return !hlist_empty(&w->overflow) &&
+	       (w->ovf_min >> total) <= (w->clk >> total);
 }
 
 /**
@@ -190,8 +205,7 @@ u64 tw_wheel_next(const struct tw_wheel *w)
 				return w->clk;
 		break;
 	}
-	if (!hlist_empty(&w->overflow) &&
-	    (w->ovf_min >> total) <= (w->clk >> total))
+	if (tw_overflow_due(w, total))
 		return w->clk;
 	if (lvl < w->levels)
 		return next;
@@ -200,35 +214,53 @@ u64 tw_wheel_next(const struct tw_wheel *w)
 	return TW_NO_TICK;
 }
 
-/* Move every overflow node whose deadline is in the clock's top turn in. */
-static void tw_pull_overflow(struct tw_wheel *w)
+/*
+ * Move every overflow node whose deadline is in the clock's top turn into
+ * the wheel, at most *@budget of them looked at per call. Nodes that stay
+ * park on @scanned until the whole list has been looked at, so that a pull
+ * cut short by the budget resumes where it stopped.
+ * Return: true when the pull is complete.
+ */
+static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 {
 	unsigned int total = tw_total_shift(w);
-	struct hlist_node *tmp;
 	struct tw_node *n;
-	u64 ovf_min = TW_NO_TICK;
 
-	hlist_for_each_entry_safe(n, tmp, &w->overflow, entry) {
-		if ((n->expires >> total) != (w->clk >> total)) {
-			ovf_min = min(ovf_min, n->expires);
+	if (hlist_empty(&w->scanned))
+		w->scan_min = TW_NO_TICK;
+	while (!hlist_empty(&w->overflow)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		n = hlist_entry(w->overflow.first, struct tw_node, entry);
+		hlist_del(&n->entry);
+		if ((n->expires >> total) == (w->clk >> total)) {
+			tw_enqueue(w, n);
 			continue;
 		}
-		hlist_del(&n->entry);
-		tw_enqueue(w, n);
+		hlist_add_head(&n->entry, &w->scanned);
+		w->scan_min = min(w->scan_min, n->expires);
 	}
-	w->ovf_min = ovf_min;
+	hlist_move_list(&w->scanned, &w->overflow);
+	w->ovf_min = w->scan_min;
+	return true;
 }
 
-/* Re-hash the nodes of bucket @b relative to the clock: each goes lower. */
-static void tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx)
+/*
+ * Re-hash the nodes of bucket @b relative to the clock: each goes lower.
+ * At most *@budget nodes. Return: true when the bucket is empty.
+ */
+static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
+		       unsigned long *budget)
 {
-	struct hlist_head head;
-	struct hlist_node *tmp;
+	struct hlist_head *head = &w->buckets[(lvl << w->bits) + idx];
 	struct tw_node *n;
 
-	hlist_move_list(&w->buckets[(lvl << w->bits) + idx], &head);
-	__clear_bit(idx, &w->bitmap[lvl]);
-	hlist_for_each_entry_safe(n, tmp, &head, entry) {
+	while (!hlist_empty(head)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		n = hlist_entry(head->first, struct tw_node, entry);
 		hlist_del(&n->entry);
 		n->cascades++;
 		w->cascaded++;
@@ -236,16 +268,23 @@ static void tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx)
 					n->cascades);
 		tw_enqueue(w, n);
 	}
+	__clear_bit(idx, &w->bitmap[lvl]);
+	return true;
 }
 
-/* Move every node of @from onto @to, marking it out of the wheel. */
-static unsigned long tw_move_all(struct hlist_head *from, struct hlist_head *to)
+/*
+ * Move at most *@budget nodes of @from onto @to, marking them out of the
+ * wheel. Return: the number moved.
+ */
+static unsigned long tw_move_some(struct hlist_head *from, struct hlist_head *to,
+				  unsigned long *budget)
 {
 	unsigned long count = 0;
-	struct hlist_node *tmp;
 	struct tw_node *n;
 
-	hlist_for_each_entry_safe(n, tmp, from, entry) {
+	while (!hlist_empty(from) && *budget) {
+		(*budget)--;
+		n = hlist_entry(from->first, struct tw_node, entry);
 		hlist_del(&n->entry);
 		n->bucket = TW_BUCKET_NONE;
 		hlist_add_head(&n->entry, to);
@@ -254,30 +293,84 @@ static unsigned long tw_move_all(struct hlist_head *from, struct hlist_head *to)
 	return count;
 }
 
-/* Do the work due at the clock's tick; return the nodes expired. */
-static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired)
+/*
+ * Do the work due at the clock's tick, within *@budget nodes; return the
+ * nodes expired. *@done tells whether the tick's work is complete; if not,
+ * the same tick is processed again by the next call, from where it stopped.
+ */
+static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired,
+				unsigned long *budget, bool *done)
 {
 	unsigned int total = tw_total_shift(w);
+	struct hlist_head *head;
 	unsigned int lvl, idx;
 	unsigned long count;
 
-	if (!hlist_empty(&w->overflow) &&
-	    (w->ovf_min >> total) <= (w->clk >> total))
-		tw_pull_overflow(w);
+	*done = false;
+	if (tw_overflow_due(w, total) && !tw_pull_overflow(w, budget))
+		return 0;
 
 	/* Top down, so that a cascade may feed the levels below it. */
 	for (lvl = w->levels - 1; lvl > 0; lvl--) {
 		idx = (w->clk >> tw_shift(w, lvl)) & tw_mask(w);
-		if (test_bit(idx, &w->bitmap[lvl]))
-			tw_cascade(w, lvl, idx);
+		if (test_bit(idx, &w->bitmap[lvl]) &&
+		    !tw_cascade(w, lvl, idx, budget))
+			return 0;
 	}
 
 	idx = w->clk & tw_mask(w);
+	*done = true;
 	if (!test_bit(idx, &w->bitmap[0]))
 		return 0;
-	count = tw_move_all(&w->buckets[idx], expired);
-	__clear_bit(idx, &w->bitmap[0]);
+	head = &w->buckets[idx];
+	count = tw_move_some(head, expired, budget);
 	w->pending -= count;
+	if (hlist_empty(head))
+		__clear_bit(idx, &w->bitmap[0]);
+	else
+		*done = false;
+	return count;
+}
+
+/**
+ * tw_wheel_advance_budget() - run the wheel towards tick @now, bounded
+ * @w:		the wheel
+ * @now:	current tick
+ * @expired:	nodes whose deadline is <= @now are moved onto this list
+ *		(order within the list is unspecified)
+ * @budget:	at most this many nodes are moved (cascaded, expired or
+ *		looked at on the overflow list); decremented by the work done
+ *
+ * Like tw_wheel_advance(), but stops once *@budget nodes have been moved,
+ * in the middle of a tick's work if need be: the clock then stays on that
+ * tick, tw_wheel_next() returns it, and the next call resumes there. The
+ * guarantees are unchanged: nodes come out in the tick of their deadline
+ * or, when the budget cut a pass short, in a later pass for that tick.
+ *
+ * Return: number of nodes moved to @expired.
+ */
+unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
+				      struct hlist_head *expired,
+				      unsigned long *budget)
+{
+	unsigned long count = 0;
+	bool done;
+	u64 next;
+
+	now = min_t(u64, now, TW_MAX_TICK);
+	while (w->clk <= now) {
+		next = tw_wheel_next(w);
+		if (next > now) {
+			w->clk = now + 1;
+			break;
+		}
+		w->clk = next;
+		count += tw_process(w, expired, budget, &done);
+		if (!done)
+			return count;
+		w->clk = next + 1;
+	}
+	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
 	return count;
 }
 
@@ -298,22 +391,9 @@ static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired)
 unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
 			       struct hlist_head *expired)
 {
-	unsigned long count = 0;
-	u64 next;
+	unsigned long budget = ULONG_MAX;
 
-	now = min_t(u64, now, TW_MAX_TICK);
-	while (w->clk <= now) {
-		next = tw_wheel_next(w);
-		if (next > now) {
-			w->clk = now + 1;
-			break;
-		}
-		w->clk = next;
-		count += tw_process(w, expired);
-		w->clk = next + 1;
-	}
-	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
-	return count;
+	return tw_wheel_advance_budget(w, now, expired, &budget);
 }
 
 /**
@@ -332,29 +412,38 @@ void tw_wheel_forward(struct tw_wheel *w, u64 now)
 }
 
 /**
- * tw_wheel_drain() - take every node out of the wheel
+ * tw_wheel_drain() - take nodes out of the wheel
  * @w:		the wheel
  * @out:	nodes are moved onto this list, keeping n->expires
+ * @max:	move at most this many (ULONG_MAX: all)
  *
- * Used to migrate the timers of a dead CPU and at teardown. O(nodes + buckets).
+ * Used to migrate the timers of a CPU going down and at teardown, in
+ * chunks of @max so that a caller holding a lock can drop it in between.
+ * O(nodes moved + buckets).
  *
- * Return: number of nodes moved.
+ * Return: number of nodes moved; the wheel is empty once w->pending is 0.
  */
-unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out)
+unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out,
+			     unsigned long max)
 {
+	struct hlist_head *head;
+	unsigned long budget = max;
 	unsigned int lvl, idx;
 	unsigned long count = 0;
 
-	for (lvl = 0; lvl < w->levels; lvl++) {
-		while (w->bitmap[lvl]) {
+	for (lvl = 0; lvl < w->levels && budget; lvl++) {
+		while (w->bitmap[lvl] && budget) {
 			idx = __ffs(w->bitmap[lvl]);
-			__clear_bit(idx, &w->bitmap[lvl]);
-			count += tw_move_all(&w->buckets[(lvl << w->bits) + idx],
-					    out);
+			head = &w->buckets[(lvl << w->bits) + idx];
+			count += tw_move_some(head, out, &budget);
+			if (hlist_empty(head))
+				__clear_bit(idx, &w->bitmap[lvl]);
 		}
 	}
-	count += tw_move_all(&w->overflow, out);
-	w->ovf_min = TW_NO_TICK;
+	count += tw_move_some(&w->overflow, out, &budget);
+	count += tw_move_some(&w->scanned, out, &budget);
+	if (hlist_empty(&w->overflow) && hlist_empty(&w->scanned))
+		w->ovf_min = TW_NO_TICK;
 	w->pending -= count;
 	return count;
 }

@@ -58,6 +58,19 @@
  * O(1) per timer plus at most L - 1 cascades per timer over its lifetime,
  * each O(1); overflow timers are also touched once per top-level turn in
  * which the overflow list comes due (documented cost of far deadlines).
+ *
+ * Bounded passes
+ * --------------
+ * tw_wheel_advance_budget() moves at most a given number of nodes (cascaded,
+ * expired, or looked at on the overflow list) and may stop in the middle of
+ * a tick's work: the clock then stays on that tick and tw_wheel_next()
+ * returns it, so the next call resumes there. This is safe because work
+ * at one tick is ordered (overflow pull, then cascades top down, then level
+ * 0) and every step is resumable: a half-cascaded bucket keeps its bit, a
+ * half-pulled overflow list parks the nodes it kept on @scanned. Nodes
+ * added meanwhile are placed relative to the unchanged clock, never into
+ * a higher level's slot at the clock. The caller (base.c) thereby bounds
+ * the work done with interrupts off however many timers share a tick.
  */
 #ifndef _TWHEEL_WHEEL_H
 #define _TWHEEL_WHEEL_H
@@ -91,9 +104,13 @@
  * @bits:	log2 of slots per level (B)
  * @levels:	number of levels (L)
  * @pending:	nodes in the wheel, overflow included
- * @ovf_min:	lower bound of the deadlines on @overflow (TW_NO_TICK if empty)
+ * @ovf_min:	lower bound of the deadlines on @overflow and @scanned
+ *		(TW_NO_TICK if both are empty)
  * @bitmap:	per level, bit i set when slot i of that level is not empty
  * @overflow:	nodes beyond the current top-level turn
+ * @scanned:	overflow nodes already looked at by a pull that the budget
+ *		of tw_wheel_advance_budget() cut short (empty otherwise)
+ * @scan_min:	smallest deadline on @scanned
  * @cascaded:	total cascades performed (statistic)
  * @max_cascades: most cascades any node went through (statistic)
  * @buckets:	levels << bits bucket heads, level-major
@@ -106,6 +123,8 @@ struct tw_wheel {
 	u64			ovf_min;
 	unsigned long		bitmap[TW_MAX_LEVELS];
 	struct hlist_head	overflow;
+	struct hlist_head	scanned;
+	u64			scan_min;
 	u64			cascaded;
 	unsigned int		max_cascades;
 	struct hlist_head	buckets[TW_MAX_BUCKETS];
@@ -119,8 +138,12 @@ void tw_wheel_del(struct tw_wheel *w, struct tw_node *n);
 u64 tw_wheel_next(const struct tw_wheel *w);
 unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
 			       struct hlist_head *expired);
+unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
+				      struct hlist_head *expired,
+				      unsigned long *budget);
 void tw_wheel_forward(struct tw_wheel *w, u64 now);
-unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out);
+unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out,
+			     unsigned long max);
 
 /**
  * tw_node_in_wheel() - is the node in a bucket or on the overflow list?

@@ -3,7 +3,7 @@
  * twheel - in-kernel API of the per-CPU hierarchical timing wheel.
  *
  * A struct twheel_timer is embedded by the user, set up once with
- * twheel_timer_init() and then armed, modified, queried and cancelled any
+ * twheel_timer_init() (or twheel_timer_setup()) and then armed, modified, queried and cancelled any
  * number of times. Deadlines are nanoseconds on CLOCK_MONOTONIC (ktime_get()),
  * relative to now or absolute (TWHEEL_ABS). A timer fires in the wheel tick
  * of its deadline: never early, at most one tick (module parameter tick_us)
@@ -17,7 +17,9 @@
  * overlap, with one exception: if a timer is re-armed on another CPU while
  * its callback runs (or its CPU goes down then), the new run may start before
  * the old one returns (as with add_timer_on()); twheel_cancel_sync() waits
- * for both.
+ * for both. A timer set up with TWHEEL_TIMER_TICK is the exception: its
+ * callback runs in the tick, under the CPU's base lock, and is held to the
+ * rules given at twheel_timer_setup().
  *
  * Periodic timers come in two modes: fixed rate (deadline n = first deadline
  * + n * period; periods that passed while the system or the callback was late
@@ -81,6 +83,9 @@ struct twheel_timer {
 	u8			state;
 };
 
+/* twheel_timer_setup() flags. */
+#define TWHEEL_TIMER_TICK	BIT(0)		/* callback runs in the tick */
+
 /* Arm and modify flags. */
 #define TWHEEL_ABS		BIT(0)		/* deadline is absolute */
 #define TWHEEL_FIXED_DELAY	BIT(1)		/* periodic: fixed delay */
@@ -122,7 +127,8 @@ struct twheel_timer_info {
 	u64	period;
 };
 
-void twheel_timer_init(struct twheel_timer *timer, twheel_func_t func);
+void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
+			unsigned int flags);
 int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
 		  unsigned int flags, int cpu);
 int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
@@ -131,6 +137,21 @@ int twheel_cancel(struct twheel_timer *timer);
 int twheel_cancel_sync(struct twheel_timer *timer);
 int twheel_query(struct twheel_timer *timer, struct twheel_timer_info *info);
 u64 twheel_tick_ns(void);
+
+/**
+ * twheel_timer_init() - set up a timer whose callback runs in process context
+ * @timer:	the timer
+ * @func:	callback, run in the twheel workqueue when the timer expires
+ *
+ * twheel_timer_setup() without flags.
+ *
+ * Context: any.
+ */
+static inline void twheel_timer_init(struct twheel_timer *timer,
+				     twheel_func_t func)
+{
+	twheel_timer_setup(timer, func, 0);
+}
 
 /**
  * twheel_arm() - arm a one-shot timer on the local CPU

@@ -230,7 +230,22 @@ static void do_advance(struct run *r, u64 now)
 	for (i = 0; i < r->nt; i++)
 		if (r->t[i].armed && r->t[i].eff <= nowc)
 			want++;
-	got = tw_wheel_advance(&r->w, now, &done);
+	if (below(r, 2)) {
+		got = tw_wheel_advance(&r->w, now, &done);
+	} else {
+		/* Bounded passes, as the driver's tick makes them. */
+		unsigned long budget;
+
+		got = 0;
+		do {
+			budget = 1 + below(r, 8);
+			got += tw_wheel_advance_budget(&r->w, now, &done,
+						       &budget);
+		} while (!budget && tw_wheel_next(&r->w) <= nowc);
+		if (tw_wheel_next(&r->w) <= nowc)
+			FAIL(r, "bounded advance(%" PRIu64 ") left work at %"
+			     PRIu64, now, tw_wheel_next(&r->w));
+	}
 	n = 0;
 	hlist_for_each_entry_safe(node, tmp, &done, entry) {
 		struct tmr *t = container_of(node, struct tmr, node);

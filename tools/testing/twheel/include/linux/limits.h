@@ -2,6 +2,7 @@
 #ifndef _TW_SHIM_LINUX_LIMITS_H
 #define _TW_SHIM_LINUX_LIMITS_H
 
+#include <limits.h>
 #include <linux/types.h>
 
 #endif
