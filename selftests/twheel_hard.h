@@ -125,17 +125,18 @@ static inline long tw_modify(int fd, uint64_t id, uint32_t flags,
 
 /* --------------------------------------------------------- debugfs stats */
 
-#define TW_NR_KEYS	14
+#define TW_NR_KEYS	16
 static const char *const tw_stat_keys[TW_NR_KEYS] = {
 	"pending", "armed", "cancelled", "expired", "cascaded", "migrated",
 	"wakeups", "batches", "callbacks", "overruns", "rejected",
-	"fd_cancelled", "ticks_run", "ticks_idle",
+	"fd_cancelled", "ticks_run", "ticks_idle", "deferred", "pass_max_us",
 };
 
 enum {
 	TWS_PENDING, TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED, TWS_CASCADED,
 	TWS_MIGRATED, TWS_WAKEUPS, TWS_BATCHES, TWS_CALLBACKS, TWS_OVERRUNS,
 	TWS_REJECTED, TWS_FD_CANCELLED, TWS_TICKS_RUN, TWS_TICKS_IDLE,
+	TWS_DEFERRED, TWS_PASS_MAX_US,
 };
 
 struct tw_stats {

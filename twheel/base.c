@@ -18,7 +18,6 @@
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -142,8 +141,8 @@ static void tw_reprogram(struct twheel_base *base, u64 next)
 		base->next_tick = next;
 		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
 			      HRTIMER_MODE_ABS_PINNED);
-	} else {
-		smp_call_function_single_async(base->cpu, &base->csd);
+	} else if (!smp_call_function_single_async(base->cpu, &base->csd)) {
+		base->csd_pending = true;
 	}
 }
 
@@ -160,9 +159,31 @@ static void tw_csd_fn(void *info)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
+	base->csd_pending = false;
 	if (base->online)
 		tw_reprogram_next(base);
+	/* The base may be freed once this unlock is done: see bases_exit. */
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/*
+ * Wait for @base's reprogram IPI, if one is queued, to have run: it is
+ * done with @base once it has dropped the lock after clearing the flag.
+ * Nothing queues a new one once the base is offline.
+ */
+static void tw_wait_csd(struct twheel_base *base)
+{
+	unsigned long flags;
+	bool pending;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		pending = base->csd_pending;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (!pending)
+			return;
+		cpu_relax();
+	}
 }
 
 /* Stop the tick hrtimer if the wheel became empty. Base lock held. */
@@ -287,6 +308,8 @@ static bool tw_run_pass(struct twheel_base *base)
 	}
 	if (n)
 		tw_expire(base, &batch, n, now_ns);
+	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
+			ktime_get_ns() - now_ns);
 	return tw_wheel_next(&base->wheel) <= now;
 }
 
@@ -310,6 +333,7 @@ static enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 	if (tw_run_pass(base)) {
 		/* next_tick 0: no arm programs the tick until the work has. */
 		base->behind = true;
+		twheel_stat_inc(deferred);
 		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
 				  twheel_wq, &base->work))
 			twheel_stat_inc(batches);
@@ -1089,7 +1113,8 @@ void twheel_bases_exit(void)
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
 	/* Let any reprogram IPI in flight finish: it sees !online. */
-	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		tw_wait_csd(tw_base(cpu));
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&tw_base(cpu)->tick);
 	/* Runs the batches already expired; periodic re-arms find no base. */

@@ -128,6 +128,7 @@
  * @work:	runs the callbacks of @expired on @cpu
  * @waitq:	twheel_cancel_sync() waits here for @running to change
  * @csd:	IPI asking @cpu to reprogram @tick
+ * @csd_pending: @csd is queued and has not run yet (unload waits for it)
  */
 struct twheel_base {
 	raw_spinlock_t		lock;	/* see above */
@@ -146,6 +147,7 @@ struct twheel_base {
 	struct work_struct	work;
 	wait_queue_head_t	waitq;
 	call_single_data_t	csd;
+	bool			csd_pending;
 };
 
 int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,

@@ -2,7 +2,9 @@
 /*
  * twheel debugfs: /sys/kernel/debug/twheel/, readable by root only.
  *
- *   stats     global counters, one "key value" line each
+ *   stats     global counters, one "key value" line each; writing
+ *             "reset_max" to it zeroes the maxima (lat_max_us, cb_max_us,
+ *             pass_max_us), so that a test can measure one workload
  *   percpu    one row per possible CPU under a header row naming the columns
  *   latency   the lateness histogram, one "[lo, hi) us: count" line a bucket
  *   geometry  tick, levels, slots and horizon, "key value" lines
@@ -14,13 +16,16 @@
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/time64.h>
 #include <linux/twheel.h>
 
@@ -69,10 +74,49 @@ static int tw_dbg_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "fd_cancelled %llu\n", sum.fd_cancelled);
 	seq_printf(m, "lat_max_us %llu\n", ns_to_us(sum.lat_max_ns));
 	seq_printf(m, "cb_max_us %llu\n", ns_to_us(sum.cb_max_ns));
+	seq_printf(m, "deferred %llu\n", sum.deferred);
+	seq_printf(m, "pass_max_us %llu\n", ns_to_us(sum.pass_max_ns));
 	seq_printf(m, "max_cascades %u\n", max_cascades);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(tw_dbg_stats);
+
+static int tw_dbg_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tw_dbg_stats_show, inode->i_private);
+}
+
+static ssize_t tw_dbg_stats_write(struct file *file, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	char buf[16];
+	int cpu;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (!sysfs_streq(buf, "reset_max"))
+		return -EINVAL;
+	/* Racing samples may survive the reset: it is a convenience. */
+	for_each_possible_cpu(cpu) {
+		struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
+
+		WRITE_ONCE(s->lat_max_ns, 0);
+		WRITE_ONCE(s->cb_max_ns, 0);
+		WRITE_ONCE(s->pass_max_ns, 0);
+	}
+	return len;
+}
+
+static const struct file_operations tw_dbg_stats_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tw_dbg_stats_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= tw_dbg_stats_write,
+};
 
 /* Columns of the percpu file, in their stable order. */
 enum tw_dbg_col {
@@ -226,7 +270,7 @@ int twheel_debugfs_init(void)
 	struct dentry *dir = debugfs_create_dir("twheel", NULL);
 
 	twheel_debugfs_dir = dir;
-	debugfs_create_file("stats", 0400, dir, NULL, &tw_dbg_stats_fops);
+	debugfs_create_file("stats", 0600, dir, NULL, &tw_dbg_stats_fops);
 	debugfs_create_file("percpu", 0400, dir, NULL, &tw_dbg_percpu_fops);
 	debugfs_create_file("latency", 0400, dir, NULL, &tw_dbg_latency_fops);
 	debugfs_create_file("geometry", 0400, dir, NULL, &tw_dbg_geometry_fops);

@@ -102,6 +102,9 @@ void twheel_stats_sum(struct twheel_stats *sum)
 		sum->fd_cancelled += READ_ONCE(s->fd_cancelled);
 		sum->lat_max_ns = max(sum->lat_max_ns, READ_ONCE(s->lat_max_ns));
 		sum->cb_max_ns = max(sum->cb_max_ns, READ_ONCE(s->cb_max_ns));
+		sum->deferred += READ_ONCE(s->deferred);
+		sum->pass_max_ns = max(sum->pass_max_ns,
+				       READ_ONCE(s->pass_max_ns));
 		for (i = 0; i < TWHEEL_LAT_BUCKETS; i++)
 			sum->lat_hist[i] += READ_ONCE(s->lat_hist[i]);
 	}

@@ -32,6 +32,8 @@
  * @fd_cancelled:	timers cancelled by the last close() of a file
  * @lat_max_ns:		largest lateness seen (deadline to callback start)
  * @cb_max_ns:		longest callback
+ * @deferred:		tick passes that ran out of budget (work item finished)
+ * @pass_max_ns:	longest bounded pass (base lock held, interrupts off)
  * @lat_hist:		lateness histogram, log2 buckets in us
  */
 struct twheel_stats {
@@ -50,6 +52,8 @@ struct twheel_stats {
 	u64	fd_cancelled;
 	u64	lat_max_ns;
 	u64	cb_max_ns;
+	u64	deferred;
+	u64	pass_max_ns;
 	u64	lat_hist[TWHEEL_LAT_BUCKETS];
 };
 

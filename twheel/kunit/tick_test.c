@@ -85,11 +85,14 @@ static struct twk_timer *twk_burst_arm(struct kunit *test,
 				   tick || (i & 1) ? TWHEEL_TIMER_TICK : 0);
 		k[i].burst = b;
 	}
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twk_stop_all,
-							    k));
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&k[i].timer, b->deadline,
-							0, TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twk_stop_all, k));
+	for (i = 0; i < n; i++) {
+		int ret = twheel_arm_on(&k[i].timer, b->deadline, 0,
+					TWHEEL_ABS, cpu);
+
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
 	return k;
 }
 
@@ -97,10 +100,11 @@ static void twk_burst_check(struct kunit *test, struct twk_burst *b,
 			    struct twk_timer *k, unsigned int n)
 {
 	unsigned int i, twice = 0;
+	unsigned long left;
 
-	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&b->done,
-				msecs_to_jiffies(TWK_TIMEOUT_MS)),
-			      "%d of %u timers did not fire",
+	left = wait_for_completion_timeout(&b->done,
+					   msecs_to_jiffies(TWK_TIMEOUT_MS));
+	KUNIT_ASSERT_TRUE_MSG(test, left, "%d of %u timers did not fire",
 			      atomic_read(&b->left), n);
 	/* Nothing fires twice, even a little later. */
 	msleep(20);
@@ -192,8 +196,8 @@ static void twk_tick_periodic(struct kunit *test)
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	twheel_timer_setup(&p->timer, twk_per_fn, TWHEEL_TIMER_TICK);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twk_per_stop,
-							    &p->timer));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twk_per_stop, &p->timer));
 	p->period = 2 * NSEC_PER_MSEC;
 	p->first = ktime_get_ns() + p->period;
 	KUNIT_ASSERT_EQ(test, twheel_arm_periodic(&p->timer, p->first,
