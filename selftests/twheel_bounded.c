@@ -100,7 +100,19 @@ static long read_burst(int fd, unsigned int n, uint64_t deadline,
 	return dup ? -dup : got;
 }
 
-TEST(burst_in_one_tick_is_bounded)
+FIXTURE(burst) {
+};
+
+FIXTURE_SETUP(burst)
+{
+}
+
+FIXTURE_TEARDOWN(burst)
+{
+}
+
+/* Arming and reading a million timers take a while under emulation. */
+TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 {
 	unsigned int n = debug_kernel() ? 100000 : 1000000;
 	uint64_t bound_us = debug_kernel() ? 20000 : 1000;
@@ -128,9 +140,9 @@ TEST(burst_in_one_tick_is_bounded)
 		deadline = t0 + (debug_kernel() ? 8000 : 6000) * MS;
 		armed = arm_burst(fd, n, deadline);
 		ASSERT_EQ((long)n, armed);
-		ASSERT_LT(tw_now(), deadline)
-			TH_LOG("arming %u timers took %llu ms", n,
-			       (unsigned long long)((tw_now() - t0) / MS));
+		printf("# armed %u timers in %llu ms\n", n,
+		       (unsigned long long)((tw_now() - t0) / MS));
+		ASSERT_LT(tw_now(), deadline);
 		tw_stats_read(&s0);
 		ASSERT_EQ(0, tw_write_file(TW_DBG "/stats", "reset_max"));
 		got = read_burst(fd, n, deadline, seen, &early);
