@@ -159,9 +159,6 @@ void twheel_bases_exit(void);
 u64 twheel_now_ns(void);
 int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 		     u8 mode, int cpu, bool keep_cpu);
-int twheel_cancel_timer(struct twheel_timer *t);
-int twheel_cancel_timer_sync(struct twheel_timer *t);
-void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info);
 
 unsigned int twheel_levels(void);
 unsigned int twheel_slots(void);

@@ -110,12 +110,18 @@ int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 }
 
 /**
- * twheel_cancel_timer() - disarm a timer
- * @t:	the timer
+ * twheel_cancel() - disarm a timer
+ * @t:		the timer
  *
- * Return: 1 if @t was pending or expired and will not run, else 0.
+ * After this returns, the timer will not expire again until re-armed. Its
+ * callback may still be running (or, called from it, is running): use
+ * twheel_cancel_sync() to wait for it.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback), 0 if it was idle or only running its callback.
  */
-int twheel_cancel_timer(struct twheel_timer *t)
+int twheel_cancel(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -129,6 +135,7 @@ int twheel_cancel_timer(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(twheel_cancel);
 
 static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 {
@@ -136,21 +143,28 @@ static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 }
 
 /**
- * twheel_cancel_timer_sync() - wait for the callback, then disarm the timer
- * @t:	the timer
+ * twheel_cancel_sync() - disarm a timer and wait for its callback
+ * @t:		the timer
  *
- * Like hrtimer_cancel() and timer_delete_sync(): while the callback runs,
- * the timer is not disarmed but only kept from its periodic re-arm; once no
- * callback runs anywhere, the pending arming (if any) is removed, in the
- * same locked section that saw nothing running. So at most one arming is
- * cancelled and the result counts it exactly, also when the callback re-arms
- * its own timer meanwhile; an arming made while the callback ran may still
- * fire before this returns.
+ * On return the timer is idle and its callback is not running anywhere, so
+ * its memory may be freed. Must not be called from the timer's callback, nor
+ * while holding a lock that any twheel callback takes (lockdep reports
+ * both). The caller must keep others from re-arming the timer meanwhile; the
+ * callback itself may re-arm it.
  *
- * Context: process context, no lock a callback might take held.
- * Return: 1 if @t was pending or expired, else 0.
+ * As with hrtimer_cancel(), a running callback is waited for first and the
+ * timer is disarmed once none runs: a periodic timer is not re-armed after
+ * that callback, but an arming made while it ran may still fire meanwhile.
+ * So every one-shot arming ends either in one callback or in a 1 returned
+ * by the next arm, modify, cancel or cancel_sync of the timer, also when the
+ * callback re-arms its own timer: a reference count per pending timer stays
+ * exact.
+ *
+ * Context: process context; may sleep.
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback) when it was disarmed, 0 if it was idle.
  */
-int twheel_cancel_timer_sync(struct twheel_timer *t)
+int twheel_cancel_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -198,13 +212,18 @@ int twheel_cancel_timer_sync(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(twheel_cancel_sync);
 
 /**
- * twheel_query_timer() - snapshot of a timer's state
+ * twheel_query() - read a timer's state
  * @t:		the timer
- * @info:	filled in under the timer's base lock
+ * @info:	filled in with a consistent snapshot (see struct
+ *		twheel_timer_info)
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 0.
  */
-void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info)
+int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -225,4 +244,6 @@ void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info)
 		info->remaining = t->deadline > now ? t->deadline - now : 0;
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
 }
+EXPORT_SYMBOL_GPL(twheel_query);
