@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
- * the work item that runs expired callbacks.
+ * the work item that runs expired callbacks. Its files, each using only the
+ * ones before it: base.c, base_expire.c, base_arm.c, base_hotplug.c,
+ * base_init.c (see base_int.h).
  *
  * Time: a wheel tick is twheel_tick_ns() long. The current tick is
  * ktime_get() / tick_ns; a deadline of D ns belongs to tick ceil(D / tick_ns),
@@ -157,9 +159,6 @@ void twheel_bases_exit(void);
 u64 twheel_now_ns(void);
 int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 		     u8 mode, int cpu, bool keep_cpu);
-int twheel_cancel_timer(struct twheel_timer *t);
-int twheel_cancel_timer_sync(struct twheel_timer *t);
-void twheel_query_timer(struct twheel_timer *t, struct twheel_timer_info *info);
 
 unsigned int twheel_levels(void);
 unsigned int twheel_slots(void);

@@ -5,7 +5,7 @@
  * This is the pure part of twheel: no locks, no clocks, no allocation. Time
  * is a 64-bit count of ticks passed in by the caller, so KUnit (and the host
  * build under tools/testing) can drive it with a fake clock. The per-CPU
- * driver in base.c adds the lock, the hrtimer and the workqueue.
+ * driver (base*.c) adds the lock, the hrtimer and the workqueue.
  *
  * Geometry
  * --------
@@ -69,7 +69,7 @@
  * 0) and every step is resumable: a half-cascaded bucket keeps its bit, a
  * half-pulled overflow list parks the nodes it kept on @scanned. Nodes
  * added meanwhile are placed relative to the unchanged clock, never into
- * a higher level's slot at the clock. The caller (base.c) thereby bounds
+ * a higher level's slot at the clock. The caller (base_expire.c) bounds
  * the work done with interrupts off however many timers share a tick.
  */
 #ifndef _TWHEEL_WHEEL_H

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel per-CPU driver: arm, cancel, cancel and wait, query. Design in
+ * base.h.
+ */
+#include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "base.h"
+#include "base_int.h"
+#include "stats.h"
+#include "trace.h"
+
+/*
+ * Take @t off @base (locked, t->cpu == base->cpu): out of the wheel or the
+ * expired batch. A timer whose callback runs is marked touched, so that its
+ * periodic re-arm does not undo what the caller does.
+ * Return: 1 if @t was pending or expired, else 0.
+ */
+static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
+{
+	int ret = 0;
+
+	if (base->running == t)
+		base->running_touched = true;
+	switch (t->state) {
+	case TWHEEL_STATE_PENDING:
+		tw_wheel_del(&base->wheel, &t->node);
+		/* Cancel, re-arm or modify: this arming ends here. */
+		twheel_stat_inc(cancelled);
+		ret = 1;
+		break;
+	case TWHEEL_STATE_EXPIRED:
+		/* This arming was counted as expired already. */
+		hlist_del_init(&t->node.entry);
+		base->nr_expired--;
+		ret = 1;
+		break;
+	default:
+		break;
+	}
+	WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	return ret;
+}
+
+/**
+ * twheel_arm_timer() - (re-)arm a timer
+ * @t:		the timer
+ * @deadline:	absolute deadline, CLOCK_MONOTONIC ns
+ * @period:	period in ns, 0 for one-shot
+ * @mode:	enum twheel_mode matching @period
+ * @cpu:	target CPU or TWHEEL_CPU_ANY (local); ignored with @keep_cpu
+ * @keep_cpu:	stay on the timer's current CPU (modify)
+ *
+ * Without a named CPU, a target whose base is offline is replaced by an
+ * online one. Moving a pending timer holds both bases' locks.
+ *
+ * Return: 1 if @t was pending, 0 if not, -ENXIO if @cpu is offline.
+ */
+int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
+		     u8 mode, int cpu, bool keep_cpu)
+{
+	bool named = !keep_cpu && cpu != TWHEEL_CPU_ANY;
+	struct twheel_base *old, *new;
+	unsigned long flags;
+	int want, ret;
+	unsigned int tcpu;
+
+	want = keep_cpu ? -1 : (named ? cpu : (int)raw_smp_processor_id());
+	for (;;) {
+		tcpu = READ_ONCE(t->cpu);
+		old = tw_base(tcpu);
+		new = tw_base(want < 0 ? tcpu : want);
+		local_irq_save(flags);
+		tw_lock_two_irqoff(old, new);
+		if (READ_ONCE(t->cpu) != tcpu) {
+			tw_unlock_two_irqoff(old, new);
+			local_irq_restore(flags);
+			continue;
+		}
+		if (likely(new->online))
+			break;
+		tw_unlock_two_irqoff(old, new);
+		local_irq_restore(flags);
+		if (named)
+			return -ENXIO;
+		want = tw_fallback_cpu(new->cpu);
+		if (want < 0)
+			return -ENXIO;
+	}
+
+	ret = tw_detach(old, t);
+	if (old != new)
+		tw_note_move(old, t);
+	t->period = period;
+	t->mode = mode;
+	if (!keep_cpu)
+		t->overruns = 0;
+	tw_enqueue(new, t, deadline);
+	if (old != new)
+		tw_maybe_idle(old);
+	tw_unlock_two_irqoff(old, new);
+	local_irq_restore(flags);
+	return ret;
+}
+
+/**
+ * twheel_cancel() - disarm a timer
+ * @t:		the timer
+ *
+ * After this returns, the timer will not expire again until re-armed. Its
+ * callback may still be running (or, called from it, is running): use
+ * twheel_cancel_sync() to wait for it.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback), 0 if it was idle or only running its callback.
+ */
+int twheel_cancel(struct twheel_timer *t)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	int ret;
+
+	base = tw_lock_base(t, &flags);
+	ret = tw_detach(base, t);
+	if (ret)
+		tw_maybe_idle(base);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	trace_twheel_cancel(t, ret);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(twheel_cancel);
+
+static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
+{
+	return READ_ONCE(base->running) != t;
+}
+
+/**
+ * twheel_cancel_sync() - disarm a timer and wait for its callback
+ * @t:		the timer
+ *
+ * On return the timer is idle and its callback is not running anywhere, so
+ * its memory may be freed. Must not be called from the timer's callback, nor
+ * while holding a lock that any twheel callback takes (lockdep reports
+ * both). The caller must keep others from re-arming the timer meanwhile; the
+ * callback itself may re-arm it.
+ *
+ * As with hrtimer_cancel(), a running callback is waited for first and the
+ * timer is disarmed once none runs: a periodic timer is not re-armed after
+ * that callback, but an arming made while it ran may still fire meanwhile.
+ * So every one-shot arming ends either in one callback or in a 1 returned
+ * by the next arm, modify, cancel or cancel_sync of the timer, also when the
+ * callback re-arms its own timer: a reference count per pending timer stays
+ * exact.
+ *
+ * Context: process context; may sleep.
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback) when it was disarmed, 0 if it was idle.
+ */
+int twheel_cancel_sync(struct twheel_timer *t)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	bool running, moved = false;
+	int ret = 0;
+	int cpu;
+
+	might_sleep();
+	lock_map_acquire(&twheel_callback_map);
+	lock_map_release(&twheel_callback_map);
+
+	/*
+	 * "moved" is sticky until every base has been looked at: the callback
+	 * may run on an old base and, after a re-arm, on the new one at the
+	 * same time.
+	 */
+	for (;;) {
+		base = tw_lock_base(t, &flags);
+		running = base->running == t;
+		if (t->node.flags & TW_NODE_MOVED)
+			moved = true;
+		t->node.flags &= ~TW_NODE_MOVED;
+		if (!running && !moved) {
+			ret = tw_detach(base, t);
+			if (ret)
+				tw_maybe_idle(base);
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			break;
+		}
+		/* A periodic timer that runs: no re-arm after this callback. */
+		if (running && t->state == TWHEEL_STATE_RUNNING)
+			tw_detach(base, t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+
+		if (running) {
+			wait_event(base->waitq, tw_not_running(base, t));
+			continue;
+		}
+		/* Moved while running: the callback may run on any base. */
+		moved = false;
+		for_each_possible_cpu(cpu)
+			wait_event(tw_base(cpu)->waitq,
+				   tw_not_running(tw_base(cpu), t));
+	}
+	trace_twheel_cancel(t, ret);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(twheel_cancel_sync);
+
+/**
+ * twheel_query() - read a timer's state
+ * @t:		the timer
+ * @info:	filled in with a consistent snapshot (see struct
+ *		twheel_timer_info)
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 0.
+ */
+int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
+{
+	struct twheel_base *base;
+	unsigned long flags;
+	u64 now;
+
+	base = tw_lock_base(t, &flags);
+	info->state = t->state;
+	info->cpu = t->cpu;
+	info->mode = t->mode;
+	info->overruns = t->overruns;
+	info->period = t->period;
+	if (t->state == TWHEEL_STATE_IDLE) {
+		info->deadline = 0;
+		info->remaining = 0;
+	} else {
+		now = ktime_get_ns();
+		info->deadline = t->deadline;
+		info->remaining = t->deadline > now ? t->deadline - now : 0;
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(twheel_query);

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel per-CPU driver: the tick hrtimer and its reprogramming, bounded
+ * expiry passes, TWHEEL_TIMER_TICK callbacks, and the work item that runs
+ * the other callbacks and finishes a pass that ran out of budget.
+ * Design in base.h.
+ */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "base.h"
+#include "base_int.h"
+#include "stats.h"
+#include "trace.h"
+
+#ifdef CONFIG_LOCKDEP
+/*
+ * Held (for lockdep only) around every callback, and taken and released by
+ * twheel_cancel_sync(): lockdep then reports a cancel_sync() from a callback
+ * and a cancel_sync() under a lock that a callback takes.
+ */
+static struct lock_class_key twheel_callback_key;
+struct lockdep_map twheel_callback_map =
+	STATIC_LOCKDEP_MAP_INIT("twheel_callback", &twheel_callback_key);
+#endif
+
+/*
+ * Make the tick hrtimer fire no later than tick @next. Directly on the owning
+ * CPU; from another CPU through an IPI whose handler does the same on the
+ * owner (-EBUSY: one is already queued and will see this change). The tick
+ * handler catches up over every event up to its own tick, in order, so an
+ * arm only needs the hrtimer by the new timer's own tick: O(1), no look at
+ * the bitmaps. Base lock held.
+ */
+void tw_reprogram(struct twheel_base *base, u64 next)
+{
+	if (next >= base->next_tick)
+		return;
+	if (base->cpu == smp_processor_id()) {
+		base->next_tick = next;
+		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED);
+	} else if (!smp_call_function_single_async(base->cpu, &base->csd)) {
+		base->csd_pending = true;
+	}
+}
+
+/* Make the tick hrtimer fire no later than the wheel's next work. */
+void tw_reprogram_next(struct twheel_base *base)
+{
+	tw_reprogram(base, tw_wheel_next(&base->wheel));
+}
+
+/* The remote half of tw_reprogram(), on the base's CPU. */
+void tw_csd_fn(void *info)
+{
+	struct twheel_base *base = info;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	base->csd_pending = false;
+	if (base->online)
+		tw_reprogram_next(base);
+	/* The base may be freed once this unlock is done: see bases_exit. */
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/*
+ * Wait for @base's reprogram IPI, if one is queued, to have run: it is
+ * done with @base once it has dropped the lock after clearing the flag.
+ * Nothing queues a new one once the base is offline.
+ */
+void tw_wait_csd(struct twheel_base *base)
+{
+	unsigned long flags;
+	bool pending;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		pending = base->csd_pending;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (!pending)
+			return;
+		cpu_relax();
+	}
+}
+
+/* Stop the tick hrtimer if the wheel became empty. Base lock held. */
+void tw_maybe_idle(struct twheel_base *base)
+{
+	if (base->wheel.pending || base->next_tick == TW_NO_TICK)
+		return;
+	/* Never hrtimer_cancel() here: the handler takes the base lock. */
+	hrtimer_try_to_cancel(&base->tick);
+	base->next_tick = TW_NO_TICK;
+}
+
+/*
+ * Queue idle timer @t on @base at @deadline (ns) and make sure the tick
+ * hrtimer fires in time. Base lock held, base online.
+ */
+void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
+{
+	struct tw_wheel *w = &base->wheel;
+
+	/* An empty wheel's clock is stale: new deadlines belong low. */
+	if (!w->pending)
+		tw_wheel_forward(w, tw_now_tick());
+	t->deadline = deadline;
+	WRITE_ONCE(t->cpu, base->cpu);
+	tw_wheel_add(w, &t->node, tw_ns_to_tick(deadline));
+	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+	twheel_stat_inc(armed);
+	trace_twheel_arm(t, base->cpu, deadline, t->period);
+	tw_reprogram(base, t->node.expires);
+}
+
+/*
+ * Next deadline of periodic timer @t whose callback for @deadline returned
+ * at @end. Fixed rate skips (and counts) the periods already past.
+ */
+u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
+{
+	u64 next, missed;
+
+	if (t->mode == TWHEEL_FIXED_DELAY_MODE)
+		return tw_add_sat(end, t->period);
+	next = tw_add_sat(deadline, t->period);
+	if (next > end || next == U64_MAX)
+		return next;
+	missed = div64_u64(end - next, t->period) + 1;
+	next = tw_add_sat(next, tw_mul_sat(missed, t->period));
+	t->overruns = min_t(u64, (u64)t->overruns + missed, U32_MAX);
+	twheel_stat_add(overruns, missed);
+	return next;
+}
+
+/*
+ * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
+ * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
+ * re-arm the periodic ones), hand the others to @base's work item. Base lock
+ * held, interrupts off; O(nodes on @batch), which the caller bounds.
+ */
+static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
+		      unsigned long n, u64 now)
+{
+	struct twheel_timer *t;
+	struct hlist_node *tmp;
+	unsigned long queued = 0;
+	u64 deadline;
+
+	twheel_stat_add(expired, n);
+	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
+		hlist_del(&t->node.entry);
+		if (!(t->node.flags & TW_NODE_TICK)) {
+			WRITE_ONCE(t->state, TWHEEL_STATE_EXPIRED);
+			hlist_add_head(&t->node.entry, &base->expired);
+			queued++;
+			continue;
+		}
+		deadline = t->deadline;
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		trace_twheel_expire(t, base->cpu, deadline, now);
+		twheel_stat_inc(callbacks);
+		twheel_stat_latency(now > deadline ? now - deadline : 0);
+		t->func(t);
+		if (t->mode != TWHEEL_ONESHOT)
+			tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
+	}
+	if (!queued)
+		return;
+	base->nr_expired += queued;
+	/*
+	 * Between its CPU going down and the migration of its timers, a base's
+	 * hrtimer runs elsewhere: so does its work then.
+	 */
+	if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
+			  twheel_wq, &base->work))
+		twheel_stat_inc(batches);
+}
+
+/*
+ * One bounded pass over @base's wheel up to the current tick: at most
+ * TW_PASS_BUDGET timers cascaded or expired. Return: true if work is left
+ * for that tick (the budget ran out). Base lock held, interrupts off.
+ */
+static bool tw_run_pass(struct twheel_base *base)
+{
+	unsigned long budget = TW_PASS_BUDGET, n;
+	u64 now_ns = ktime_get_ns(), now, clk, cascaded;
+	HLIST_HEAD(batch);
+
+	now = tw_ns_to_tick_floor(now_ns);
+	clk = base->wheel.clk;
+	cascaded = base->wheel.cascaded;
+	n = tw_wheel_advance_budget(&base->wheel, now, &batch, &budget);
+	cascaded = base->wheel.cascaded - cascaded;
+	if (n || cascaded)
+		twheel_stat_inc(ticks_run);
+	if (now >= clk && base->wheel.clk > clk)
+		twheel_stat_add(ticks_idle, base->wheel.clk - clk -
+					    (n || cascaded));
+	if (cascaded) {
+		twheel_stat_add(cascaded, cascaded);
+		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
+	}
+	if (n)
+		tw_expire(base, &batch, n, now_ns);
+	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
+			ktime_get_ns() - now_ns);
+	return tw_wheel_next(&base->wheel) <= now;
+}
+
+/*
+ * The tick hrtimer: one bounded pass. If the budget ran out, the rest of
+ * the tick's work goes to the base's work item, which continues in bounded
+ * passes with the lock dropped in between and programs the tick when done.
+ */
+enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
+{
+	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	unsigned long flags;
+	u64 next;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	base->wakeups++;
+	twheel_stat_inc(wakeups);
+	/* Re-arms in this pass must not restart the running hrtimer. */
+	base->next_tick = 0;
+	if (tw_run_pass(base)) {
+		/* next_tick 0: no arm programs the tick until the work has. */
+		base->behind = true;
+		twheel_stat_inc(deferred);
+		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
+				  twheel_wq, &base->work))
+			twheel_stat_inc(batches);
+		goto out;
+	}
+	next = tw_wheel_next(&base->wheel);
+	base->next_tick = next;
+	if (next != TW_NO_TICK) {
+		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
+		ret = HRTIMER_RESTART;
+	}
+out:
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+
+/*
+ * Re-arm periodic timer @t after its callback on @base (locked, interrupts
+ * off, base->running == t). If the base went offline meanwhile, the timer
+ * goes to an online base; the base lock is dropped for that, and anybody
+ * touching the timer meanwhile sets running_touched, which wins.
+ */
+static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
+{
+	struct twheel_base *target;
+	int cpu;
+
+	if (base->online) {
+		tw_enqueue(base, t, next);
+		return;
+	}
+	for (;;) {
+		cpu = tw_fallback_cpu(base->cpu);
+		if (cpu < 0) {
+			/* Module unload: nowhere to go. */
+			WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+			return;
+		}
+		target = tw_base(cpu);	/* not @base: it is offline */
+		raw_spin_unlock(&base->lock);
+		tw_lock_two_irqoff(base, target);
+		if (base->running_touched) {
+			raw_spin_unlock(&target->lock);
+			return;
+		}
+		if (target->online)
+			break;
+		raw_spin_unlock(&target->lock);
+	}
+	tw_enqueue(target, t, next);
+	raw_spin_unlock(&target->lock);
+}
+
+void tw_work_fn(struct work_struct *work)
+{
+	struct twheel_base *base = container_of(work, struct twheel_base, work);
+	struct twheel_timer *t;
+	twheel_func_t func;
+	u64 deadline, start, end;
+	bool periodic, wake;
+
+	/*
+	 * One clock read per callback: the end of one callback is the start of
+	 * the next (only the base lock lies between them), re-read after a
+	 * reschedule.
+	 */
+	raw_spin_lock_irq(&base->lock);
+	/*
+	 * The tick's budget ran out: finish its work here, one bounded pass at
+	 * a time with the lock dropped in between, then program the tick.
+	 */
+	while (base->behind) {
+		base->next_tick = 0;
+		if (!tw_run_pass(base)) {
+			base->behind = false;
+			base->next_tick = TW_NO_TICK;
+			tw_reprogram_next(base);
+			break;
+		}
+		raw_spin_unlock_irq(&base->lock);
+		cond_resched();
+		raw_spin_lock_irq(&base->lock);
+	}
+	end = ktime_get_ns();
+	for (;;) {
+		if (hlist_empty(&base->run))
+			hlist_move_list(&base->expired, &base->run);
+		if (hlist_empty(&base->run))
+			break;
+		t = hlist_entry(base->run.first, struct twheel_timer,
+				node.entry);
+		hlist_del_init(&t->node.entry);
+		base->nr_expired--;
+		periodic = t->mode != TWHEEL_ONESHOT;
+		deadline = t->deadline;
+		func = t->func;
+		WRITE_ONCE(t->state, periodic ? TWHEEL_STATE_RUNNING :
+						TWHEEL_STATE_IDLE);
+		WRITE_ONCE(base->running, t);
+		base->running_touched = false;
+		raw_spin_unlock_irq(&base->lock);
+
+		/* From here on, a one-shot @t may be freed by its callback. */
+		start = end;
+		trace_twheel_expire(t, base->cpu, deadline, start);
+		lock_map_acquire(&twheel_callback_map);
+		func(t);
+		lock_map_release(&twheel_callback_map);
+		end = ktime_get_ns();
+
+		raw_spin_lock_irq(&base->lock);
+		twheel_stat_inc(callbacks);
+		twheel_stat_latency(start > deadline ? start - deadline : 0);
+		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
+				end - start);
+		if (periodic && !base->running_touched)
+			tw_rearm(base, t, tw_next_deadline(t, deadline, end));
+		WRITE_ONCE(base->running, NULL);
+		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
+		wake = wq_has_sleeper(&base->waitq);
+		if (wake || need_resched()) {
+			raw_spin_unlock_irq(&base->lock);
+			if (wake)
+				wake_up(&base->waitq);
+			cond_resched();
+			end = ktime_get_ns();
+			raw_spin_lock_irq(&base->lock);
+		}
+	}
+	raw_spin_unlock_irq(&base->lock);
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel per-CPU driver: set-up of every possible CPU's base at module load
+ * and tear-down at unload. Design in base.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/errno.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "base.h"
+#include "base_int.h"
+#include "compat.h"
+
+static void tw_free_bases(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kfree(tw_base(cpu));
+		per_cpu(twheel_base_ptr, cpu) = NULL;
+	}
+}
+
+/**
+ * twheel_bases_init() - set up every possible CPU's base
+ * @tick_us:	tick length in us (validated by the caller)
+ * @slot_bits:	log2 of the slots per level
+ * @levels:	levels per wheel
+ *
+ * Return: 0 or a negative errno.
+ */
+int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
+		      unsigned int levels)
+{
+	struct twheel_base *base;
+	u64 now;
+	int cpu, ret;
+
+	BUILD_BUG_ON(CONFIG_NR_CPUS - 1 > U16_MAX);
+	tw_tick_ns = tick_us * NSEC_PER_USEC;
+	tw_tick_recip = div_u64(U64_MAX, tw_tick_ns);
+	tw_slot_bits = slot_bits;
+	tw_nr_levels = levels;
+	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
+
+	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI, 0);
+	if (!twheel_wq)
+		return -ENOMEM;
+
+	now = tw_now_tick();
+	for_each_possible_cpu(cpu) {
+		base = kzalloc_node(sizeof(*base), GFP_KERNEL, cpu_to_node(cpu));
+		if (!base) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		ret = tw_wheel_init(&base->wheel, slot_bits, levels, now);
+		if (ret) {
+			kfree(base);
+			goto err_free;
+		}
+		raw_spin_lock_init(&base->lock);
+		base->next_tick = TW_NO_TICK;
+		INIT_HLIST_HEAD(&base->expired);
+		INIT_HLIST_HEAD(&base->run);
+		base->cpu = cpu;
+		twheel_hrtimer_setup(&base->tick, tw_tick_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_ABS_PINNED);
+		INIT_WORK(&base->work, tw_work_fn);
+		init_waitqueue_head(&base->waitq);
+		INIT_CSD(&base->csd, tw_csd_fn, base);
+		per_cpu(twheel_base_ptr, cpu) = base;
+	}
+
+	ret = tw_hotplug_init();
+	if (ret < 0)
+		goto err_free;
+	return 0;
+
+err_free:
+	tw_free_bases();
+	destroy_workqueue(twheel_wq);
+	return ret;
+}
+
+/* Make the timers on @list idle; return how many. */
+static unsigned long tw_idle_all(struct hlist_head *list, unsigned long max)
+{
+	struct twheel_timer *t;
+	unsigned long n = 0;
+
+	while (!hlist_empty(list) && n < max) {
+		t = hlist_entry(list->first, struct twheel_timer, node.entry);
+		hlist_del_init(&t->node.entry);
+		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Take every timer off @base at unload, in bounded chunks. Return how many
+ * there were.
+ */
+static unsigned long tw_drain_base(struct twheel_base *base)
+{
+	unsigned long flags, n, left = 0;
+	HLIST_HEAD(list);
+
+	do {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		n = tw_wheel_drain(&base->wheel, &list, TW_PASS_BUDGET);
+		tw_idle_all(&list, n);
+		if (!n) {
+			n = tw_idle_all(&base->run, TW_PASS_BUDGET);
+			n += tw_idle_all(&base->expired, TW_PASS_BUDGET - n);
+			base->nr_expired -= n;
+		}
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		left += n;
+		cond_resched();
+	} while (n);
+	return left;
+}
+
+/**
+ * twheel_bases_exit() - tear every base down at module unload
+ *
+ * No user can arm any more (users hold a module reference). Timers still
+ * pending are cancelled, with a warning: an in-kernel user forgot them.
+ */
+void twheel_bases_exit(void)
+{
+	unsigned long flags, left = 0;
+	int cpu;
+
+	tw_hotplug_exit();
+
+	for_each_possible_cpu(cpu) {
+		struct twheel_base *base = tw_base(cpu);
+
+		raw_spin_lock_irqsave(&base->lock, flags);
+		base->online = false;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+	}
+	/* Let any reprogram IPI in flight finish: it sees !online. */
+	for_each_possible_cpu(cpu)
+		tw_wait_csd(tw_base(cpu));
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&tw_base(cpu)->tick);
+	/* Runs the batches already expired; periodic re-arms find no base. */
+	destroy_workqueue(twheel_wq);
+
+	for_each_possible_cpu(cpu)
+		left += tw_drain_base(tw_base(cpu));
+	if (left)
+		pr_warn("%lu timers still armed at unload were cancelled\n",
+			left);
+	tw_free_bases();
+}

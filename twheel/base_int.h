@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel per-CPU driver internals, shared by its files (design in base.h):
+ *
+ *   base.c          the bases' storage and geometry, clock, base locking
+ *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
+ *   base_arm.c      arm, cancel, cancel_sync, query
+ *   base_hotplug.c  CPU hotplug: moving timers off a CPU going down
+ *   base_init.c     set-up and tear-down of every base
+ *
+ * Each file uses only those above it in this list.
+ */
+#ifndef _TWHEEL_BASE_INT_H
+#define _TWHEEL_BASE_INT_H
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/workqueue.h>
+
+#include "base.h"
+
+/* base.c */
+DECLARE_PER_CPU(struct twheel_base *, twheel_base_ptr);
+extern struct workqueue_struct *twheel_wq;
+extern u32 tw_tick_ns;
+extern u64 tw_tick_recip;	/* U64_MAX / tw_tick_ns, see tw_div_tick() */
+extern unsigned int tw_slot_bits;
+extern unsigned int tw_nr_levels;
+extern u64 tw_max_ktime_tick;	/* largest tick whose start fits a ktime_t */
+
+struct twheel_base *tw_lock_base(struct twheel_timer *t, unsigned long *flags)
+	__acquires(&base->lock);
+void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
+	__acquires(&a->lock) __acquires(&b->lock);
+void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
+	__releases(&a->lock) __releases(&b->lock);
+int tw_fallback_cpu(unsigned int from);
+
+/* base_expire.c */
+#ifdef CONFIG_LOCKDEP
+extern struct lockdep_map twheel_callback_map;
+#endif
+void tw_reprogram(struct twheel_base *base, u64 next);
+void tw_reprogram_next(struct twheel_base *base);
+void tw_csd_fn(void *info);
+void tw_wait_csd(struct twheel_base *base);
+void tw_maybe_idle(struct twheel_base *base);
+void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
+		u64 deadline);
+u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
+enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
+void tw_work_fn(struct work_struct *work);
+
+/* base_hotplug.c */
+int tw_hotplug_init(void);
+void tw_hotplug_exit(void);
+
+static inline struct twheel_base *tw_base(unsigned int cpu)
+{
+	return per_cpu(twheel_base_ptr, cpu);
+}
+
+static inline u64 tw_add_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_add_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+static inline u64 tw_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_mul_overflow(a, b, &r) ? U64_MAX : r;
+}
+
+/*
+ * @ns / tw_tick_ns, with the remainder, by a multiplication: with
+ * m = floor((2^64 - 1) / d), q = floor(n * m / 2^64) is floor(n / d) or one
+ * less, for every 64-bit n. A division is the dearer part of an arm.
+ */
+static inline u64 tw_div_tick(u64 ns, u64 *rem)
+{
+	u64 q = mul_u64_u64_shr(ns, tw_tick_recip, 64);
+	u64 r = ns - q * tw_tick_ns;
+
+	if (r >= tw_tick_ns) {
+		q++;
+		r -= tw_tick_ns;
+	}
+	*rem = r;
+	return q;
+}
+
+/* The tick in progress at @ns. */
+static inline u64 tw_ns_to_tick_floor(u64 ns)
+{
+	u64 rem;
+
+	return tw_div_tick(ns, &rem);
+}
+
+/* The first tick starting at or after @ns: a deadline fires in that tick. */
+static inline u64 tw_ns_to_tick(u64 ns)
+{
+	u64 rem;
+	u64 tick = tw_div_tick(ns, &rem);
+
+	return tick + (rem ? 1 : 0);
+}
+
+static inline u64 tw_now_tick(void)
+{
+	return tw_ns_to_tick_floor(ktime_get_ns());
+}
+
+static inline ktime_t tw_tick_to_ktime(u64 tick)
+{
+	if (tick > tw_max_ktime_tick)
+		return KTIME_MAX;
+	return ns_to_ktime(tick * tw_tick_ns);
+}
+
+/*
+ * @t leaves @old (locked, with the base it goes to). If its callback is
+ * running on @old, twheel_cancel_sync() must look beyond @t's new base.
+ */
+static inline void tw_note_move(struct twheel_base *old, struct twheel_timer *t)
+{
+	if (old->running == t)
+		t->node.flags |= TW_NODE_MOVED;
+}
+
+#endif /* _TWHEEL_BASE_INT_H */
