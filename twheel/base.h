@@ -129,6 +129,7 @@
  * @tick:	the tick hrtimer, pinned to @cpu
  * @work:	runs the callbacks of @expired on @cpu
  * @waitq:	twheel_cancel_sync() waits here for @running to change
+ * @waiters:	twheel_cancel_sync() callers sleeping on @waitq
  * @csd:	IPI asking @cpu to reprogram @tick
  * @csd_pending: @csd is queued and has not run yet (unload waits for it)
  */
@@ -148,6 +149,7 @@ struct twheel_base {
 	struct hrtimer		tick;
 	struct work_struct	work;
 	wait_queue_head_t	waitq;
+	unsigned int		waiters;
 	call_single_data_t	csd;
 	bool			csd_pending;
 };

@@ -142,6 +142,29 @@ static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 	return READ_ONCE(base->running) != t;
 }
 
+/*
+ * Sleep until @t's callback does not run on @base. The waiter is counted
+ * under the base lock, so the work item needs no barrier to know whether
+ * to wake anybody: it clears @running and reads the count under the lock.
+ */
+static void tw_wait_not_running(struct twheel_base *base,
+				struct twheel_timer *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (base->running != t) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return;
+	}
+	base->waiters++;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	wait_event(base->waitq, tw_not_running(base, t));
+	raw_spin_lock_irqsave(&base->lock, flags);
+	base->waiters--;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+}
+
 /**
  * twheel_cancel_sync() - disarm a timer and wait for its callback
  * @t:		the timer
@@ -200,14 +223,13 @@ int twheel_cancel_sync(struct twheel_timer *t)
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 
 		if (running) {
-			wait_event(base->waitq, tw_not_running(base, t));
+			tw_wait_not_running(base, t);
 			continue;
 		}
 		/* Moved while running: the callback may run on any base. */
 		moved = false;
 		for_each_possible_cpu(cpu)
-			wait_event(tw_base(cpu)->waitq,
-				   tw_not_running(tw_base(cpu), t));
+			tw_wait_not_running(tw_base(cpu), t);
 	}
 	trace_twheel_cancel(t, ret);
 	return ret;

@@ -144,11 +144,12 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 /*
  * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
  * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
- * re-arm the periodic ones), hand the others to @base's work item. Base lock
- * held, interrupts off; O(nodes on @batch), which the caller bounds.
+ * re-arm the periodic ones, lowering *@next to their tick), hand the others
+ * to @base's work item. Base lock held, interrupts off; O(nodes on @batch),
+ * which the caller bounds.
  */
 static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
-		      unsigned long n, u64 now)
+		      unsigned long n, u64 now, u64 *next)
 {
 	struct twheel_timer *t;
 	struct hlist_node *tmp;
@@ -170,8 +171,10 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 		twheel_stat_inc(callbacks);
 		twheel_stat_latency(now > deadline ? now - deadline : 0);
 		t->func(t);
-		if (t->mode != TWHEEL_ONESHOT)
-			tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
+		if (t->mode == TWHEEL_ONESHOT)
+			continue;
+		tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
+		*next = min(*next, t->node.expires);
 	}
 	if (!queued)
 		return;
@@ -187,10 +190,11 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 
 /*
  * One bounded pass over @base's wheel up to the current tick: at most
- * TW_PASS_BUDGET timers cascaded or expired. Return: true if work is left
- * for that tick (the budget ran out). Base lock held, interrupts off.
+ * TW_PASS_BUDGET timers cascaded or expired. *@next is set to the next tick
+ * with work. Return: true if work is left for the current tick (the budget
+ * ran out). Base lock held, interrupts off.
  */
-static bool tw_run_pass(struct twheel_base *base)
+static bool tw_run_pass(struct twheel_base *base, u64 *next)
 {
 	unsigned long budget = TW_PASS_BUDGET, n;
 	u64 now_ns = ktime_get_ns(), now, clk, cascaded;
@@ -199,7 +203,7 @@ static bool tw_run_pass(struct twheel_base *base)
 	now = tw_ns_to_tick_floor(now_ns);
 	clk = base->wheel.clk;
 	cascaded = base->wheel.cascaded;
-	n = tw_wheel_advance_budget(&base->wheel, now, &batch, &budget);
+	n = tw_wheel_advance_budget(&base->wheel, now, &batch, &budget, next);
 	cascaded = base->wheel.cascaded - cascaded;
 	if (n || cascaded)
 		twheel_stat_inc(ticks_run);
@@ -211,10 +215,10 @@ static bool tw_run_pass(struct twheel_base *base)
 		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
 	}
 	if (n)
-		tw_expire(base, &batch, n, now_ns);
+		tw_expire(base, &batch, n, now_ns, next);
 	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
 			ktime_get_ns() - now_ns);
-	return tw_wheel_next(&base->wheel) <= now;
+	return *next <= now;
 }
 
 /*
@@ -234,7 +238,7 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 	twheel_stat_inc(wakeups);
 	/* Re-arms in this pass must not restart the running hrtimer. */
 	base->next_tick = 0;
-	if (tw_run_pass(base)) {
+	if (tw_run_pass(base, &next)) {
 		/* next_tick 0: no arm programs the tick until the work has. */
 		base->behind = true;
 		twheel_stat_inc(deferred);
@@ -243,7 +247,6 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 			twheel_stat_inc(batches);
 		goto out;
 	}
-	next = tw_wheel_next(&base->wheel);
 	base->next_tick = next;
 	if (next != TW_NO_TICK) {
 		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
@@ -296,7 +299,7 @@ void tw_work_fn(struct work_struct *work)
 	struct twheel_base *base = container_of(work, struct twheel_base, work);
 	struct twheel_timer *t;
 	twheel_func_t func;
-	u64 deadline, start, end;
+	u64 deadline, start, end, next;
 	bool periodic, wake;
 
 	/*
@@ -311,10 +314,10 @@ void tw_work_fn(struct work_struct *work)
 	 */
 	while (base->behind) {
 		base->next_tick = 0;
-		if (!tw_run_pass(base)) {
+		if (!tw_run_pass(base, &next)) {
 			base->behind = false;
 			base->next_tick = TW_NO_TICK;
-			tw_reprogram_next(base);
+			tw_reprogram(base, next);
 			break;
 		}
 		raw_spin_unlock_irq(&base->lock);
@@ -357,7 +360,7 @@ void tw_work_fn(struct work_struct *work)
 			tw_rearm(base, t, tw_next_deadline(t, deadline, end));
 		WRITE_ONCE(base->running, NULL);
 		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
-		wake = wq_has_sleeper(&base->waitq);
+		wake = base->waiters;
 		if (wake || need_resched()) {
 			raw_spin_unlock_irq(&base->lock);
 			if (wake)

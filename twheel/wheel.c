@@ -340,6 +340,9 @@ static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired,
  *		(order within the list is unspecified)
  * @budget:	at most this many nodes are moved (cascaded, expired or
  *		looked at on the overflow list); decremented by the work done
+ * @next:	set to tw_wheel_next() as of the return, which the loop
+ *		knows anyway: a caller programming its tick needs no second
+ *		look at the bitmaps
  *
  * Like tw_wheel_advance(), but stops once *@budget nodes have been moved,
  * in the middle of a tick's work if need be: the clock then stays on that
@@ -351,26 +354,30 @@ static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired,
  */
 unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 				      struct hlist_head *expired,
-				      unsigned long *budget)
+				      unsigned long *budget, u64 *next)
 {
 	unsigned long count = 0;
 	bool done;
-	u64 next;
+	u64 tick;
 
 	now = min_t(u64, now, TW_MAX_TICK);
-	while (w->clk <= now) {
-		next = tw_wheel_next(w);
-		if (next > now) {
-			w->clk = now + 1;
-			break;
-		}
-		w->clk = next;
+	/* One tw_wheel_next() per tick with work, plus the final one. */
+	tick = tw_wheel_next(w);
+	while (tick <= now) {
+		w->clk = tick;
 		count += tw_process(w, expired, budget, &done);
-		if (!done)
+		if (!done) {
+			*next = tick;
 			return count;
-		w->clk = next + 1;
+		}
+		w->clk = tick + 1;
+		tick = tw_wheel_next(w);
 	}
+	/* No work up to @now: the clock may jump there (not backwards). */
+	if (w->clk <= now)
+		w->clk = now + 1;
 	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
+	*next = tick;
 	return count;
 }
 
@@ -392,8 +399,9 @@ unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
 			       struct hlist_head *expired)
 {
 	unsigned long budget = ULONG_MAX;
+	u64 next;
 
-	return tw_wheel_advance_budget(w, now, expired, &budget);
+	return tw_wheel_advance_budget(w, now, expired, &budget, &next);
 }
 
 /**

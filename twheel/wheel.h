@@ -140,7 +140,7 @@ unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
 			       struct hlist_head *expired);
 unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 				      struct hlist_head *expired,
-				      unsigned long *budget);
+				      unsigned long *budget, u64 *next);
 void tw_wheel_forward(struct tw_wheel *w, u64 now);
 unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out,
 			     unsigned long max);

@@ -753,12 +753,17 @@ static bool tw_model_advance(struct tw_model *m, u64 now)
 	} else {
 		/* Bounded passes, as the driver's tick makes them. */
 		unsigned long budget;
+		u64 next;
 
 		got = 0;
 		do {
 			budget = 1 + tw_below(m, 8);
-			got += tw_wheel_advance_budget(m->w, now, &out, &budget);
-		} while (!budget && tw_wheel_next(m->w) <= nowc);
+			got += tw_wheel_advance_budget(m->w, now, &out, &budget,
+						       &next);
+			if (next != tw_wheel_next(m->w))
+				ok = TW_MODEL_FAIL(m, "advance: next %llu, wheel %llu",
+						   next, tw_wheel_next(m->w));
+		} while (!budget && next <= nowc);
 		if (tw_wheel_next(m->w) <= nowc)
 			ok = TW_MODEL_FAIL(m, "bounded pass left work at %llu",
 					   tw_wheel_next(m->w));

@@ -235,13 +235,17 @@ static void do_advance(struct run *r, u64 now)
 	} else {
 		/* Bounded passes, as the driver's tick makes them. */
 		unsigned long budget;
+		u64 next;
 
 		got = 0;
 		do {
 			budget = 1 + below(r, 8);
 			got += tw_wheel_advance_budget(&r->w, now, &done,
-						       &budget);
-		} while (!budget && tw_wheel_next(&r->w) <= nowc);
+						       &budget, &next);
+			if (next != tw_wheel_next(&r->w))
+				FAIL(r, "advance said next %" PRIu64 ", wheel %"
+				     PRIu64, next, tw_wheel_next(&r->w));
+		} while (!budget && next <= nowc);
 		if (tw_wheel_next(&r->w) <= nowc)
 			FAIL(r, "bounded advance(%" PRIu64 ") left work at %"
 			     PRIu64, now, tw_wheel_next(&r->w));
