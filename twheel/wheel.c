@@ -254,19 +254,30 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 		       unsigned long *budget)
 {
 	struct hlist_head *head = &w->buckets[(lvl << w->bits) + idx];
+	struct hlist_node *pos = head->first, *next;
+	unsigned long left = *budget;
 	struct tw_node *n;
 
-	while (!hlist_empty(head)) {
-		if (!*budget)
-			return false;
-		(*budget)--;
-		n = hlist_entry(head->first, struct tw_node, entry);
-		hlist_del(&n->entry);
+	/*
+	 * Unlink from the head without pprev fix-ups: no node goes back to
+	 * this bucket (each goes strictly lower), and the rest is relinked at
+	 * the end if the budget ran out.
+	 */
+	for (; pos && left; left--) {
+		next = pos->next;
+		n = hlist_entry(pos, struct tw_node, entry);
 		n->cascades++;
-		w->cascaded++;
 		w->max_cascades = max_t(unsigned int, w->max_cascades,
 					n->cascades);
 		tw_enqueue(w, n);
+		pos = next;
+	}
+	w->cascaded += *budget - left;
+	*budget = left;
+	head->first = pos;
+	if (pos) {
+		pos->pprev = &head->first;
+		return false;
 	}
 	__clear_bit(idx, &w->bitmap[lvl]);
 	return true;
@@ -279,17 +290,23 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 static unsigned long tw_move_some(struct hlist_head *from, struct hlist_head *to,
 				  unsigned long *budget)
 {
-	unsigned long count = 0;
+	unsigned long count = 0, max = *budget;
+	struct hlist_node *pos = from->first, *next;
 	struct tw_node *n;
 
-	while (!hlist_empty(from) && *budget) {
-		(*budget)--;
-		n = hlist_entry(from->first, struct tw_node, entry);
-		hlist_del(&n->entry);
+	/* Unlinking from the head: no pprev fix-up until the end. */
+	while (pos && count < max) {
+		next = pos->next;
+		n = hlist_entry(pos, struct tw_node, entry);
 		n->bucket = TW_BUCKET_NONE;
-		hlist_add_head(&n->entry, to);
+		hlist_add_head(pos, to);
+		pos = next;
 		count++;
 	}
+	from->first = pos;
+	if (pos)
+		pos->pprev = &from->first;
+	*budget = max - count;
 	return count;
 }
 
