@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
- * the work item that runs expired callbacks. Its files, each using only the
+ * the work items that run expired callbacks. Its files, each using only the
  * ones before it: base.c, base_expire.c, base_arm.c, base_hotplug.c,
  * base_init.c (see base_int.h).
  *
@@ -17,11 +17,21 @@
  *
  * Expiry: the hrtimer callback (hard interrupt; a softirq thread on
  * PREEMPT_RT) advances the wheel to the current tick and moves the due
- * timers to the base's expired batch, then queues the base's work item on
- * its CPU. The work item runs the callbacks one by one with the base lock
- * dropped, and re-arms periodic timers. A TWHEEL_TIMER_TICK timer is not
- * handed to the work item: its callback runs in the pass that expires it,
- * under the base lock, and the pass re-arms it if it is periodic.
+ * timers to the base's expired batch, then queues a runner (a work item)
+ * on its CPU. A TWHEEL_TIMER_TICK timer is not handed to a runner: its
+ * callback runs in the pass that expires it, under the base lock, and the
+ * pass re-arms it if it is periodic.
+ *
+ * Runners: each base has TW_RUNNERS work items that take expired timers
+ * one at a time and run their callbacks with the base lock dropped, and
+ * re-arm periodic timers. One runs while the others wait; before it starts
+ * a callback with more timers waiting, it makes sure another runner is
+ * queued. The workqueue (per-CPU, concurrency managed) starts that one only
+ * if the callback sleeps, so a sleeping callback delays only itself, up to
+ * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
+ * after the other as before. A timer whose previous callback still runs on
+ * another runner waits on @blocked for it: callbacks of one timer never
+ * overlap on one base.
  *
  * Bounded work: a pass of the tick cascades or expires at most
  * TW_PASS_BUDGET timers (tw_wheel_advance_budget()), so the time spent with
@@ -29,14 +39,14 @@
  * cost of one node (a cache miss or two, plus a TWHEEL_TIMER_TICK callback),
  * whatever the number of timers due: 1 000 000 timers due in one tick are
  * about 4 000 passes, not one. If the budget runs out the base is marked
- * behind and the work item finishes the tick's work, one pass at a time
+ * behind and a runner finishes the tick's work, one pass at a time
  * with the lock dropped (and cond_resched()) in between, before it runs the
  * callbacks; timers then fire late by that catch-up, never early. CPU
  * hotplug moves timers and unload drains them in chunks of the same size.
  *
  * Contexts: the tick (hard irq, or softirq on PREEMPT_RT, as its hrtimer
  * is not _HARD), the reprogram IPI (hard irq everywhere), arm/cancel
- * (any context that may disable interrupts), the work item and hotplug
+ * (any context that may disable interrupts), the runners and hotplug
  * callbacks (process context). Every one takes only the raw base lock, so
  * the same code is correct on PREEMPT_RT; wake-ups of twheel_cancel_sync()
  * waiters happen after the lock is dropped.
@@ -77,7 +87,7 @@
 /*
  * Timers a pass of the tick may cascade or expire (and so TWHEEL_TIMER_TICK
  * callbacks it may call) with the base lock held and interrupts off; the
- * rest of the tick's work goes to the base's work item. See "Bounded work".
+ * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
 #define TW_PASS_BUDGET		256
 
@@ -91,12 +101,47 @@
 /* TWHEEL_TIMER_TICK: the callback runs in the pass that expires it. */
 #define TW_NODE_TICK		BIT(1)
 
+/*
+ * Runners per base: at most this many callbacks of one CPU's timers run (or
+ * sleep) at once. See "Runners" above.
+ */
+#define TW_RUNNERS		4
+
+enum tw_runner_state {
+	TW_RUNNER_IDLE,		/* not queued */
+	TW_RUNNER_LOOKING,	/* queued, or looking for a timer to run */
+	TW_RUNNER_BUSY,		/* running @running's callback */
+};
+
+struct twheel_base;
+
+/**
+ * struct tw_runner - a work item that runs the callbacks of a base
+ * @work:	on the twheel workqueue, bound to the base's CPU
+ * @base:	the base whose expired timers it runs
+ * @running:	timer whose callback it runs, or NULL (a pointer only: a
+ *		one-shot timer may be freed by its callback)
+ * @touched:	@running was armed, modified or cancelled during its
+ *		callback: the periodic re-arm is not done
+ * @state:	enum tw_runner_state
+ *
+ * All but @work and @base under the base lock.
+ */
+struct tw_runner {
+	struct work_struct	work;
+	struct twheel_base	*base;
+	struct twheel_timer	*running;
+	bool			touched;
+	u8			state;
+};
+
 /**
  * struct twheel_base - the timers of one CPU
- * @lock:	protects every field below except @cpu (constant), @work and
- *		@csd (which have their own synchronisation), and the
- *		twheel_timer fields (node, deadline, period, overruns, cpu,
- *		mode, state) of every timer in @wheel or @expired or @running.
+ * @lock:	protects every field below except @cpu (constant), the
+ *		runners' work items and @csd (which have their own
+ *		synchronisation), and the twheel_timer fields (node, deadline,
+ *		period, overruns, cpu, mode, state) of every timer in @wheel,
+ *		@expired, @run, @blocked or running on a runner.
  *		A raw spinlock: the remote-reprogram IPI takes it in hard
  *		interrupt context on every kernel, the tick hrtimer in hard
  *		interrupt context (softirq on PREEMPT_RT); so always with
@@ -111,24 +156,24 @@
  * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
  *		is not, 0 while a pass runs or the base is @behind (a stale
  *		value only causes a spurious reprogram)
- * @expired:	timers expired by the tick, waiting for @work
- * @run:	the generation of expired timers @work is going through; it
- *		takes @expired over only when @run is empty, so a timer that
- *		keeps expiring (a periodic one) cannot starve older ones
- * @nr_expired:	number of timers on @expired and @run
- * @running:	timer whose callback @work is running, or NULL (a pointer
- *		only: a one-shot timer may be freed by its callback)
- * @running_touched: @running was armed, modified or cancelled during its
- *		callback: the periodic re-arm is not done
- * @behind:	a pass of the tick ran out of budget: @work finishes the
+ * @expired:	timers expired by the tick, waiting for a runner
+ * @run:	the generation of expired timers the runners are going
+ *		through; it takes @expired over only when @run is empty, so a
+ *		timer that keeps expiring (a periodic one) cannot starve older
+ *		ones
+ * @blocked:	expired timers whose previous callback still runs on another
+ *		runner: they go back to @run when it returns
+ * @nr_expired:	number of timers on @expired, @run and @blocked
+ * @runner:	the work items that run callbacks, see struct tw_runner
+ * @behind:	a pass of the tick ran out of budget: a runner finishes the
  *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
  *		so that no arm programs it)
  * @online:	the base accepts new timers (its CPU is online)
  * @cpu:	the CPU of this base
  * @wakeups:	tick hrtimer callbacks
  * @tick:	the tick hrtimer, pinned to @cpu
- * @work:	runs the callbacks of @expired on @cpu
- * @waitq:	twheel_cancel_sync() waits here for @running to change
+ * @waitq:	twheel_cancel_sync() waits here for a runner's @running to
+ *		change
  * @waiters:	twheel_cancel_sync() callers sleeping on @waitq
  * @csd:	IPI asking @cpu to reprogram @tick
  * @csd_pending: @csd is queued and has not run yet (unload waits for it)
@@ -139,15 +184,14 @@ struct twheel_base {
 	u64			next_tick;
 	struct hlist_head	expired;
 	struct hlist_head	run;
+	struct hlist_head	blocked;
 	unsigned long		nr_expired;
-	struct twheel_timer	*running;
-	bool			running_touched;
+	struct tw_runner	runner[TW_RUNNERS];
 	bool			behind;
 	bool			online;
 	int			cpu;
 	u64			wakeups;
 	struct hrtimer		tick;
-	struct work_struct	work;
 	wait_queue_head_t	waitq;
 	unsigned int		waiters;
 	call_single_data_t	csd;

@@ -24,10 +24,11 @@
  */
 static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 {
+	struct tw_runner *r = tw_runner_of(base, t);
 	int ret = 0;
 
-	if (base->running == t)
-		base->running_touched = true;
+	if (r)
+		r->touched = true;
 	switch (t->state) {
 	case TWHEEL_STATE_PENDING:
 		tw_wheel_del(&base->wheel, &t->node);
@@ -139,7 +140,12 @@ EXPORT_SYMBOL_GPL(twheel_cancel);
 
 static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 {
-	return READ_ONCE(base->running) != t;
+	unsigned int i;
+
+	for (i = 0; i < TW_RUNNERS; i++)
+		if (READ_ONCE(base->runner[i].running) == t)
+			return false;
+	return true;
 }
 
 /*
@@ -153,7 +159,7 @@ static void tw_wait_not_running(struct twheel_base *base,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
-	if (base->running != t) {
+	if (!tw_runner_of(base, t)) {
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return;
 	}
@@ -206,7 +212,7 @@ int twheel_cancel_sync(struct twheel_timer *t)
 	 */
 	for (;;) {
 		base = tw_lock_base(t, &flags);
-		running = base->running == t;
+		running = tw_runner_of(base, t);
 		if (t->node.flags & TW_NODE_MOVED)
 			moved = true;
 		t->node.flags &= ~TW_NODE_MOVED;

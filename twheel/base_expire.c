@@ -141,6 +141,39 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 	return next;
 }
 
+/**
+ * tw_kick() - make sure a runner will look at @base's expired timers
+ * @base:	the base, locked
+ * @cpu:	where to queue a runner (the base's CPU while it is online)
+ *
+ * Nothing to do if a runner is queued or looking already. Otherwise an
+ * idle runner is queued; if every runner is busy in a callback, the first
+ * to return looks.
+ */
+void tw_kick(struct twheel_base *base, int cpu)
+{
+	struct tw_runner *idle = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TW_RUNNERS; i++) {
+		if (base->runner[i].state == TW_RUNNER_LOOKING)
+			return;
+		if (base->runner[i].state == TW_RUNNER_IDLE && !idle)
+			idle = &base->runner[i];
+	}
+	if (!idle)
+		return;
+	idle->state = TW_RUNNER_LOOKING;
+	queue_work_on(cpu, twheel_wq, &idle->work);
+	twheel_stat_inc(batches);
+}
+
+/* Where @base's runners go: its CPU, or this one once it went down. */
+static int tw_runner_cpu(struct twheel_base *base)
+{
+	return base->online ? base->cpu : raw_smp_processor_id();
+}
+
 /*
  * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
  * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
@@ -181,11 +214,9 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 	base->nr_expired += queued;
 	/*
 	 * Between its CPU going down and the migration of its timers, a base's
-	 * hrtimer runs elsewhere: so does its work then.
+	 * hrtimer runs elsewhere: so do its runners then.
 	 */
-	if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
-			  twheel_wq, &base->work))
-		twheel_stat_inc(batches);
+	tw_kick(base, tw_runner_cpu(base));
 }
 
 /*
@@ -242,9 +273,7 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 		/* next_tick 0: no arm programs the tick until the work has. */
 		base->behind = true;
 		twheel_stat_inc(deferred);
-		if (queue_work_on(base->online ? base->cpu : smp_processor_id(),
-				  twheel_wq, &base->work))
-			twheel_stat_inc(batches);
+		tw_kick(base, tw_runner_cpu(base));
 		goto out;
 	}
 	base->next_tick = next;
@@ -258,12 +287,13 @@ out:
 }
 
 /*
- * Re-arm periodic timer @t after its callback on @base (locked, interrupts
- * off, base->running == t). If the base went offline meanwhile, the timer
- * goes to an online base; the base lock is dropped for that, and anybody
- * touching the timer meanwhile sets running_touched, which wins.
+ * Re-arm periodic timer @t after its callback on runner @r of @base (locked,
+ * interrupts off, r->running == t). If the base went offline meanwhile, the
+ * timer goes to an online base; the base lock is dropped for that, and
+ * anybody touching the timer meanwhile sets r->touched, which wins.
  */
-static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
+static void tw_rearm(struct twheel_base *base, struct tw_runner *r,
+		     struct twheel_timer *t, u64 next)
 {
 	struct twheel_base *target;
 	int cpu;
@@ -282,7 +312,7 @@ static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
 		target = tw_base(cpu);	/* not @base: it is offline */
 		raw_spin_unlock(&base->lock);
 		tw_lock_two_irqoff(base, target);
-		if (base->running_touched) {
+		if (r->touched) {
 			raw_spin_unlock(&target->lock);
 			return;
 		}
@@ -294,9 +324,57 @@ static void tw_rearm(struct twheel_base *base, struct twheel_timer *t, u64 next)
 	raw_spin_unlock(&target->lock);
 }
 
+/*
+ * The next expired timer of @base whose callback runs on no other runner,
+ * off its list, or NULL. Timers whose callback does run wait on @blocked.
+ * Base lock held.
+ */
+static struct twheel_timer *tw_take(struct twheel_base *base)
+{
+	struct twheel_timer *t;
+
+	for (;;) {
+		if (hlist_empty(&base->run))
+			hlist_move_list(&base->expired, &base->run);
+		if (hlist_empty(&base->run))
+			return NULL;
+		t = hlist_entry(base->run.first, struct twheel_timer,
+				node.entry);
+		hlist_del_init(&t->node.entry);
+		if (!tw_runner_of(base, t))
+			return t;
+		hlist_add_head(&t->node.entry, &base->blocked);
+	}
+}
+
+/*
+ * The callback of @t (a pointer only: it may be freed) returned: if @t
+ * waits on @blocked for that, it may run now. Base lock held.
+ */
+static void tw_unblock(struct twheel_base *base, const struct twheel_timer *t)
+{
+	struct twheel_timer *b;
+
+	hlist_for_each_entry(b, &base->blocked, node.entry) {
+		if (b == t) {
+			hlist_del(&b->node.entry);
+			hlist_add_head(&b->node.entry, &base->run);
+			return;
+		}
+	}
+}
+
+/*
+ * A runner: finishes a pass that ran out of budget, then takes expired
+ * timers one at a time and runs their callbacks with the base lock dropped,
+ * until none is left. Before a callback it makes sure another runner is
+ * queued if timers are left, so that a callback that sleeps holds back
+ * only itself (see "Runners" in base.h).
+ */
 void tw_work_fn(struct work_struct *work)
 {
-	struct twheel_base *base = container_of(work, struct twheel_base, work);
+	struct tw_runner *r = container_of(work, struct tw_runner, work);
+	struct twheel_base *base = r->base;
 	struct twheel_timer *t;
 	twheel_func_t func;
 	u64 deadline, start, end, next;
@@ -307,40 +385,43 @@ void tw_work_fn(struct work_struct *work)
 	 * the next (only the base lock lies between them), re-read after a
 	 * reschedule.
 	 */
+	end = ktime_get_ns();
 	raw_spin_lock_irq(&base->lock);
-	/*
-	 * The tick's budget ran out: finish its work here, one bounded pass at
-	 * a time with the lock dropped in between, then program the tick.
-	 */
-	while (base->behind) {
-		base->next_tick = 0;
-		if (!tw_run_pass(base, &next)) {
+	r->state = TW_RUNNER_LOOKING;
+	for (;;) {
+		/*
+		 * The tick's budget ran out: finish its work here, one bounded
+		 * pass at a time with the lock dropped in between, then
+		 * program the tick.
+		 */
+		if (base->behind) {
+			base->next_tick = 0;
+			if (tw_run_pass(base, &next)) {
+				raw_spin_unlock_irq(&base->lock);
+				cond_resched();
+				end = ktime_get_ns();
+				raw_spin_lock_irq(&base->lock);
+				continue;
+			}
 			base->behind = false;
 			base->next_tick = TW_NO_TICK;
 			tw_reprogram(base, next);
-			break;
 		}
-		raw_spin_unlock_irq(&base->lock);
-		cond_resched();
-		raw_spin_lock_irq(&base->lock);
-	}
-	end = ktime_get_ns();
-	for (;;) {
-		if (hlist_empty(&base->run))
-			hlist_move_list(&base->expired, &base->run);
-		if (hlist_empty(&base->run))
+		t = tw_take(base);
+		if (!t)
 			break;
-		t = hlist_entry(base->run.first, struct twheel_timer,
-				node.entry);
-		hlist_del_init(&t->node.entry);
 		base->nr_expired--;
 		periodic = t->mode != TWHEEL_ONESHOT;
 		deadline = t->deadline;
 		func = t->func;
 		WRITE_ONCE(t->state, periodic ? TWHEEL_STATE_RUNNING :
 						TWHEEL_STATE_IDLE);
-		WRITE_ONCE(base->running, t);
-		base->running_touched = false;
+		WRITE_ONCE(r->running, t);
+		r->touched = false;
+		r->state = TW_RUNNER_BUSY;
+		/* Should this callback sleep, another runner takes over. */
+		if (base->nr_expired)
+			tw_kick(base, tw_runner_cpu(base));
 		raw_spin_unlock_irq(&base->lock);
 
 		/* From here on, a one-shot @t may be freed by its callback. */
@@ -356,9 +437,12 @@ void tw_work_fn(struct work_struct *work)
 		twheel_stat_latency(start > deadline ? start - deadline : 0);
 		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
 				end - start);
-		if (periodic && !base->running_touched)
-			tw_rearm(base, t, tw_next_deadline(t, deadline, end));
-		WRITE_ONCE(base->running, NULL);
+		if (periodic && !r->touched)
+			tw_rearm(base, r, t, tw_next_deadline(t, deadline, end));
+		WRITE_ONCE(r->running, NULL);
+		r->state = TW_RUNNER_LOOKING;
+		if (!hlist_empty(&base->blocked))
+			tw_unblock(base, t);
 		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
 		wake = base->waiters;
 		if (wake || need_resched()) {
@@ -370,5 +454,6 @@ void tw_work_fn(struct work_struct *work)
 			raw_spin_lock_irq(&base->lock);
 		}
 	}
+	r->state = TW_RUNNER_IDLE;
 	raw_spin_unlock_irq(&base->lock);
 }

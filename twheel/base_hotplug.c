@@ -64,9 +64,9 @@ static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 	}
 	n += tw_move_expired(old, new, &old->run, &budget);
 	n += tw_move_expired(old, new, &old->expired, &budget);
-	if (!hlist_empty(&new->expired) &&
-	    queue_work_on(new->cpu, twheel_wq, &new->work))
-		twheel_stat_inc(batches);
+	n += tw_move_expired(old, new, &old->blocked, &budget);
+	if (!hlist_empty(&new->expired))
+		tw_kick(new, new->cpu);
 	twheel_stat_add(migrated, n);
 	tw_reprogram_next(new);
 	if (old->wheel.pending || old->nr_expired)

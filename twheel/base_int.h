@@ -54,6 +54,7 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
 void tw_work_fn(struct work_struct *work);
+void tw_kick(struct twheel_base *base, int cpu);
 
 /* base_hotplug.c */
 int tw_hotplug_init(void);
@@ -129,9 +130,21 @@ static inline ktime_t tw_tick_to_ktime(u64 tick)
  * @t leaves @old (locked, with the base it goes to). If its callback is
  * running on @old, twheel_cancel_sync() must look beyond @t's new base.
  */
+/* The runner of @base running @t's callback, or NULL. Base lock held. */
+static inline struct tw_runner *tw_runner_of(struct twheel_base *base,
+					     const struct twheel_timer *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < TW_RUNNERS; i++)
+		if (base->runner[i].running == t)
+			return &base->runner[i];
+	return NULL;
+}
+
 static inline void tw_note_move(struct twheel_base *old, struct twheel_timer *t)
 {
-	if (old->running == t)
+	if (tw_runner_of(old, t))
 		t->node.flags |= TW_NODE_MOVED;
 }
 

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the runners (base.h, "Runners"): a callback that sleeps
+ * holds back only itself, not the other timers of its CPU; callbacks of one
+ * timer never overlap on one base, even when it re-arms itself and then
+ * sleeps past its next deadline.
+ *
+ * The sleeping callback sleeps 1 s and the other timer, due 20 ms after it,
+ * must fire within 500 ms of its deadline: with a single worker per CPU it
+ * would be some 980 ms late, so the bound separates the two cases with
+ * room for an emulated guest's scheduling.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/smp.h>
+#include <linux/twheel.h>
+
+#include "base.h"
+#include "compat.h"
+
+TWHEEL_IMPORT_KUNIT_NS();
+
+#define TWR_SLEEP_MS		1000
+#define TWR_LATE_MAX_NS		(500 * NSEC_PER_MSEC)
+#define TWR_TIMEOUT_MS		10000
+
+struct twr_timer {
+	struct twheel_timer	timer;
+	struct completion	done;
+	u64			deadline;
+	u64			fired_ns;
+	unsigned int		sleep_ms;
+};
+
+static void twr_fn(struct twheel_timer *timer)
+{
+	struct twr_timer *w = container_of(timer, struct twr_timer, timer);
+
+	w->fired_ns = ktime_get_ns();
+	if (w->sleep_ms)
+		msleep(w->sleep_ms);
+	complete(&w->done);
+}
+
+static bool twr_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c, msecs_to_jiffies(TWR_TIMEOUT_MS));
+}
+
+static void twr_stop(void *data)
+{
+	twheel_cancel_sync(data);
+}
+
+static void twr_arm(struct kunit *test, struct twr_timer *w, u64 deadline,
+		    unsigned int sleep_ms, int cpu)
+{
+	twheel_timer_init(&w->timer, twr_fn);
+	init_completion(&w->done);
+	w->deadline = deadline;
+	w->sleep_ms = sleep_ms;
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twr_stop, &w->timer));
+	KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&w->timer, deadline, 0,
+					       TWHEEL_ABS, cpu));
+}
+
+/* A timer due while another one's callback sleeps on its CPU is on time. */
+static void twr_sleeper_isolated(struct kunit *test)
+{
+	struct twr_timer *a, *b;
+	int cpu = raw_smp_processor_id();
+	u64 t0 = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	twr_arm(test, a, t0, TWR_SLEEP_MS, cpu);
+	twr_arm(test, b, t0 + 20 * NSEC_PER_MSEC, 0, cpu);
+	KUNIT_ASSERT_TRUE(test, twr_wait(&b->done));
+	KUNIT_EXPECT_GE(test, b->fired_ns, b->deadline);
+	KUNIT_EXPECT_LT_MSG(test, b->fired_ns - b->deadline,
+			    TWR_LATE_MAX_NS + twheel_tick_ns(),
+			    "held back by a sleeping callback on CPU %d", cpu);
+	/* And the sleeper was still asleep then. */
+	KUNIT_EXPECT_FALSE(test, completion_done(&a->done));
+	KUNIT_ASSERT_TRUE(test, twr_wait(&a->done));
+}
+
+struct twr_self {
+	struct twheel_timer	timer;
+	atomic_t		inside;
+	atomic_t		max_inside;
+	atomic_t		runs;
+	bool			stop;
+	struct completion	done;
+};
+
+/* Re-arm 1 ms ahead, then sleep 5+ ms: the next expiry comes meanwhile. */
+static void twr_self_fn(struct twheel_timer *timer)
+{
+	struct twr_self *s = container_of(timer, struct twr_self, timer);
+	int in = atomic_inc_return(&s->inside);
+
+	if (in > atomic_read(&s->max_inside))
+		atomic_set(&s->max_inside, in);
+	if (!READ_ONCE(s->stop))
+		twheel_arm(timer, NSEC_PER_MSEC, 0);
+	usleep_range(5000, 6000);
+	atomic_dec(&s->inside);
+	if (atomic_inc_return(&s->runs) == 20)
+		complete(&s->done);
+}
+
+static void twr_self_stop(void *data)
+{
+	struct twr_self *s = data;
+
+	WRITE_ONCE(s->stop, true);
+	twheel_cancel_sync(&s->timer);
+}
+
+static void twr_no_overlap(struct kunit *test)
+{
+	struct twr_self *s;
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	twheel_timer_init(&s->timer, twr_self_fn);
+	init_completion(&s->done);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twr_self_stop, s));
+	KUNIT_ASSERT_EQ(test, 0, twheel_arm(&s->timer, NSEC_PER_MSEC, 0));
+	KUNIT_ASSERT_TRUE(test, twr_wait(&s->done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->max_inside), 1);
+}
+
+static struct kunit_case twr_cases[] = {
+	KUNIT_CASE(twr_sleeper_isolated),
+	KUNIT_CASE(twr_no_overlap),
+	{}
+};
+
+static struct kunit_suite twr_suite = {
+	.name = "twheel_runners",
+	.test_cases = twr_cases,
+};
+
+kunit_test_suites(&twr_suite);
