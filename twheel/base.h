@@ -37,8 +37,8 @@
  * TW_PASS_BUDGET timers (tw_wheel_advance_budget()), so the time spent with
  * the base lock held and interrupts off is bounded by the budget times the
  * cost of one node (a cache miss or two, plus a TWHEEL_TIMER_TICK callback),
- * whatever the number of timers due: 1 000 000 timers due in one tick are
- * about 4 000 passes, not one. If the budget runs out the base is marked
+ * whatever the number of timers due: 1 000 000 timers due in one tick take
+ * at least 15 625 passes, not one. If the budget runs out the base is marked
  * behind and a runner finishes the tick's work, one pass at a time
  * with the lock dropped (and cond_resched()) in between, before it runs the
  * callbacks; timers then fire late by that catch-up, never early. CPU
@@ -89,7 +89,7 @@
  * callbacks it may call) with the base lock held and interrupts off; the
  * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
-#define TW_PASS_BUDGET		256
+#define TW_PASS_BUDGET		64
 
 /* tw_node.flags */
 /*
