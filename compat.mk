@@ -13,3 +13,7 @@ ccflags-y += $(call tw_probe,hrtimer.h,$(tw_pat_hrtimer_setup),-DTWHEEL_HAVE_HRT
 # timer_delete_sync() (6.2) replaces del_timer_sync() (gone in 6.15).
 tw_pat_timer_delete := int timer_delete_sync[(]
 ccflags-y += $(call tw_probe,timer.h,$(tw_pat_timer_delete),-DTWHEEL_HAVE_TIMER_DELETE)
+
+# vm_flags_mod() (6.3): vm_flags became read-only outside its helpers.
+tw_pat_vm_flags_mod := void vm_flags_mod[(]
+ccflags-y += $(call tw_probe,mm.h,$(tw_pat_vm_flags_mod),-DTWHEEL_HAVE_VM_FLAGS_SET)

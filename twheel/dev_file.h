@@ -2,10 +2,13 @@
 /*
  * twheel char device internals: the per-open timer set behind /dev/twheel.
  *
- * dev.c is the misc device (open, release, read, poll, module parameters),
- * dev_timer.c the timer set (arm, modify, cancel, query, the expiry callback
- * and the ready list), dev_ioctl.c the ioctl ABI (copying and checking the
- * uapi structures, batches).
+ * dev.c is the misc device (open, release, read, poll, mmap), dev_ioctl.c
+ * the ioctl ABI (copying and checking the uapi structures, batches),
+ * dev_timer.c the timer set of ABI 1 (arm, modify, cancel, query, the expiry
+ * callback, the ready list, the caps and their module parameters),
+ * dev_req.c the checks shared by arms and modifies, dev_table.c the timer
+ * table and bulk submission of the ring ABI, dev_ring.c its completion ring
+ * (design in dev_ring.h). Each file uses only those after it in this list.
  *
  * Locking
  * -------
@@ -46,6 +49,7 @@
 
 struct file;
 struct twheel_query;
+struct twheel_table;
 
 /* Ids are stored in 56 bits of struct twheel_utimer and index an xarray. */
 #define TWHEEL_ID_BITS		56
@@ -73,6 +77,8 @@ enum twheel_umode {
  * @wq:		readers and pollers wait here for @ready to become non-empty
  * @nr:		timers alive in this file (charged against the caps)
  * @next_id:	last id handed out; ids are never reused
+ * @table:	the timer table and completion ring, NULL until
+ *		TWHEEL_IOC_RING_SETUP (set once, then constant)
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -81,6 +87,7 @@ struct twheel_file {
 	wait_queue_head_t	wq;
 	atomic_long_t		nr;
 	atomic64_t		next_id;
+	struct twheel_table	*table;
 };
 
 /**
@@ -134,11 +141,11 @@ static inline u64 twheel_deadline_after(u64 now, u64 delta)
 	return sum;
 }
 
-/* dev.c: limits (module parameters) */
+/* dev_timer.c */
 unsigned long twheel_dev_max_per_file(void);
 unsigned long twheel_dev_max_total(void);
-
-/* dev_timer.c */
+int twheel_dev_reserve(unsigned long n);
+void twheel_dev_unreserve(unsigned long n);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);
@@ -152,6 +159,11 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
 bool twheel_file_ready(struct twheel_file *f);
 ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 			 size_t count);
+
+/* dev_req.c */
+int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
+		    u64 *now, struct twheel_req *req);
+int twheel_check_cpu(u32 cpu);
 
 /* dev_ioctl.c */
 long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

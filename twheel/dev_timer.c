@@ -13,6 +13,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/percpu_counter.h>
 #include <linux/sched.h>
@@ -29,6 +30,36 @@
 #define TWHEEL_READ_RETRIES	3
 
 static struct kmem_cache *twheel_utimer_cache;
+
+static unsigned long max_timers_per_fd = 1048576;
+module_param(max_timers_per_fd, ulong, 0644);
+MODULE_PARM_DESC(max_timers_per_fd,
+		 "Cap on the timers of one open file of /dev/twheel (ENOSPC)");
+
+static unsigned long max_timers = 4194304;
+module_param(max_timers, ulong, 0644);
+MODULE_PARM_DESC(max_timers,
+		 "Cap on the timers of all open files of /dev/twheel (ENOSPC)");
+
+/**
+ * twheel_dev_max_per_file() - current value of max_timers_per_fd
+ *
+ * Return: the cap on timers of one file.
+ */
+unsigned long twheel_dev_max_per_file(void)
+{
+	return READ_ONCE(max_timers_per_fd);
+}
+
+/**
+ * twheel_dev_max_total() - current value of max_timers
+ *
+ * Return: the cap on timers of all files.
+ */
+unsigned long twheel_dev_max_total(void)
+{
+	return READ_ONCE(max_timers);
+}
 
 /*
  * Timers of all files, against max_timers. A percpu_counter: an arm or a
@@ -63,6 +94,34 @@ reject_file:
 static void twheel_uncharge(struct twheel_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr);
+	percpu_counter_sub(&twheel_dev_nr, n);
+}
+
+/**
+ * twheel_dev_reserve() - count timers of a file's table against max_timers
+ * @n:	the table's slots
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int twheel_dev_reserve(unsigned long n)
+{
+	s64 max_total = min_t(u64, twheel_dev_max_total(), S64_MAX);
+
+	percpu_counter_add(&twheel_dev_nr, n);
+	if (percpu_counter_compare(&twheel_dev_nr, max_total) > 0) {
+		percpu_counter_sub(&twheel_dev_nr, n);
+		twheel_stat_inc(rejected);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/**
+ * twheel_dev_unreserve() - undo twheel_dev_reserve()
+ * @n:	the table's slots
+ */
+void twheel_dev_unreserve(unsigned long n)
+{
 	percpu_counter_sub(&twheel_dev_nr, n);
 }
 
