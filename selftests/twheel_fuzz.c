@@ -101,11 +101,11 @@ static uint32_t edge_u32(uint64_t *s, uint32_t good)
 }
 
 /* Ring submissions, mostly plausible: small slots, short deadlines. */
-static void fill_sqes(uint64_t *s, char *ents)
+static void fill_sqes(uint64_t *s, char *ents, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < 64; i++) {
+	for (i = 0; i < n; i++) {
 		struct twheel_sqe *q = (void *)(ents + i * sizeof(*q));
 
 		memset(q, 0, sizeof(*q));
@@ -164,7 +164,7 @@ static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
 		p->__reserved = 0;
 	}
 	if (nr == 8)
-		fill_sqes(s, ents);
+		fill_sqes(s, ents, 64);
 	if (nr == 2 || nr == 4 || nr == 8) {
 		struct twheel_batch *b = buf;
 
@@ -286,7 +286,7 @@ static void ring_traffic(uint64_t *s, int fd)
 
 	r = tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p);
 	note(r, TWHEEL_IOC_RING_SETUP);
-	fill_sqes(s, (char *)q);
+	fill_sqes(s, (char *)q, TW_ARRAY_SIZE(q));
 	b.count = tw_rand_below(s, 16);
 	note(tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b), TWHEEL_IOC_SUBMIT);
 	if (tw_rand_below(s, 4)) {

@@ -169,6 +169,8 @@ static void tw_table_prep(struct twheel_batch_ent *e)
 
 	if (tw_ring_unbacklog(s))
 		e->ret = 1;
+	/* Overruns belong to an arming: a modify does not inherit them. */
+	s->timer.overruns = 0;
 	if (e->op == TW_BATCH_ARM)
 		s->cookie = sub->cookie;
 	if (e->op != TW_BATCH_CANCEL)
