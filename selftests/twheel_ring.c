@@ -28,12 +28,6 @@
 #define SEC		1000000000ULL
 #define PAGE		4096UL
 
-#define OPEN_OR_SKIP(fd, flags) do {					\
-	(fd) = tw_open(flags);						\
-	if ((fd) < 0)							\
-		SKIP(return, "%s: %s", TW_DEV, strerror(errno));	\
-} while (0)
-
 /* Wait up to @ms for at least @n records (poll, which also flushes). */
 static uint32_t wait_records(int fd, struct tw_uring *r, uint32_t n,
 			     unsigned int ms)
@@ -58,7 +52,9 @@ TEST(info_features)
 	unsigned int k;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_info(fd, &info));
 	EXPECT_EQ(2U, info.abi_version);
 	EXPECT_EQ((uint64_t)TWHEEL_FEAT_RING, info.features & TWHEEL_FEAT_RING);
@@ -101,7 +97,9 @@ TEST(setup_params)
 	struct twheel_info info;
 	int fd, i, ok = 0;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_info(fd, &info));
 	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 0, 64, &p));
 	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 8, 0, &p));
@@ -149,7 +147,9 @@ TEST(setup_params)
 	close(fd);
 
 	/* Racing set-ups of one file: exactly one wins. */
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	for (i = 0; i < 4; i++) {
 		race[i].fd = fd;
 		pthread_create(&th[i], NULL, setup_thread, &race[i]);
@@ -172,7 +172,9 @@ TEST(no_ring)
 	void *m;
 	int fd;
 
-	OPEN_OR_SKIP(fd, O_NONBLOCK);
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	EXPECT_EQ(-ENODEV, tw_submit(fd, &q, 1, NULL));
 	EXPECT_EQ(-ENODEV, tw_flush(fd, NULL, NULL));
 	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -190,7 +192,9 @@ TEST(mmap_rules)
 	char *m, *m2;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup_only(fd, 8, 1024, &r.p));
 	size = r.p.mmap_size;
 	ASSERT_LT(PAGE, size);
@@ -239,7 +243,9 @@ TEST(arm_and_read)
 	unsigned int i, n;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 64, 64, &r));
 	for (i = 0; i < 3; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, slot[i], 0, rel[i], 0,
@@ -299,7 +305,9 @@ TEST(bad_entries)
 	uint32_t done;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup_only(fd, 10, 16, &p));
 	for (i = 0; i < 14; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, 1, 0, 10 * SEC, 0, i);
@@ -369,7 +377,9 @@ TEST(submit_efault)
 	char *m;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup_only(fd, 256, 256, &p));
 	m = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -410,7 +420,9 @@ TEST(ring_full_overflow)
 	uint64_t end;
 	int fd;
 
-	OPEN_OR_SKIP(fd, O_NONBLOCK);
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 32, 4, &r));
 	for (i = 0; i < 20; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, 30 * MS, 0, 1000 + i);
@@ -478,7 +490,9 @@ TEST(periodic_overruns_exact)
 	bool have = false;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 4, 1, &r));
 	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 2, 0, period, period, 7,
 				&gen));
@@ -536,7 +550,9 @@ TEST(slot_reuse_generation)
 	struct tw_uring r;
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 8, 1, &r));
 	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 10 * MS, 0, 1, &gen));
 	EXPECT_EQ(1U, gen);
@@ -586,7 +602,9 @@ TEST(modify_racing_expiry)
 	int res[SLOTS], got[SLOTS];
 	int fd;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, SLOTS, 64, &r));
 	for (round = 0; round < ROUNDS; round++) {
 		for (s = 0; s < SLOTS; s++)
@@ -691,7 +709,9 @@ TEST(concurrent_producer_consumer)
 	uint64_t t0;
 
 	ASSERT_NE(NULL, q);
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, N, 512, &r));
 	k.fd = fd;
 	k.r = &r;
@@ -733,7 +753,9 @@ TEST(fork_shares_ring)
 	int fd, status;
 	pid_t pid;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 8, 16, &r));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -775,7 +797,9 @@ TEST(close_with_records)
 	ASSERT_NE(NULL, q);
 	tw_settle(60000);
 	tw_stats_read(&a);
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, FAST + SLOW, 256, &r));
 	for (i = 0; i < FAST + SLOW; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0,
@@ -790,7 +814,9 @@ TEST(close_with_records)
 	EXPECT_LT(r.cqes[0].slot, (uint32_t)FAST);
 	tw_ring_unmap(&r);
 	/* And a file with a ring that was never mapped. */
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup_only(fd, 100, 4, &r.p));
 	for (i = 0; i < 100; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, i % 2 ? MS : 3600 * SEC, 0, i);
@@ -812,7 +838,9 @@ TEST(use_after_munmap)
 	int fd, status;
 	pid_t pid;
 
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, 4, 8, &r));
 	old = r.map;
 	tw_ring_unmap(&r);
@@ -861,7 +889,9 @@ TEST(burst_100k)
 
 	ASSERT_NE(NULL, q);
 	ASSERT_NE(NULL, got);
-	OPEN_OR_SKIP(fd, 0);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup(fd, N, 1U << 17, &r));
 	t0 = tw_now();
 	deadline = t0 + 3 * SEC;

@@ -50,49 +50,6 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 	return ret;
 }
 
-/*
- * Lock the base @e's timer is on and the base it goes to (the same for a
- * cancel or a modify), online. Return: the old base, *@newp the new one, or
- * NULL with e->ret = -ENXIO. Interrupts off (*@flags) and both locked on
- * success.
- */
-static struct twheel_base *tw_lock_for(struct twheel_batch_ent *e,
-				       struct twheel_base **newp,
-				       unsigned long *flags)
-{
-	bool named = e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY;
-	struct twheel_timer *t = e->timer;
-	struct twheel_base *old, *new;
-	unsigned int tcpu;
-	int want;
-
-	want = e->op != TW_BATCH_ARM ? -1 :
-	       (named ? e->cpu : (int)raw_smp_processor_id());
-	for (;;) {
-		tcpu = READ_ONCE(t->cpu);
-		old = tw_base(tcpu);
-		new = tw_base(want < 0 ? tcpu : want);
-		local_irq_save(*flags);
-		tw_lock_two_irqoff(old, new);
-		if (READ_ONCE(t->cpu) != tcpu) {
-			tw_unlock_two_irqoff(old, new);
-			local_irq_restore(*flags);
-			continue;
-		}
-		if (likely(new->online) || e->op == TW_BATCH_CANCEL)
-			break;
-		tw_unlock_two_irqoff(old, new);
-		local_irq_restore(*flags);
-		want = named ? -1 : tw_fallback_cpu(new->cpu);
-		if (want < 0) {
-			e->ret = -ENXIO;
-			return NULL;
-		}
-	}
-	*newp = new;
-	return old;
-}
-
 /* Put detached @t on @new (locked, online) per @e, without reprogramming. */
 static void tw_batch_enqueue(struct twheel_base *new, struct twheel_timer *t,
 			     const struct twheel_batch_ent *e)
@@ -118,13 +75,38 @@ static void tw_batch_enqueue(struct twheel_base *new, struct twheel_timer *t,
  */
 void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 {
+	bool named = e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY;
 	struct twheel_timer *t = e->timer;
 	struct twheel_base *old, *new;
 	unsigned long flags;
+	unsigned int tcpu;
+	int want;
 
-	old = tw_lock_for(e, &new, &flags);
-	if (!old)
-		return;
+	/* Lock the timer's base and the target (the same but for an arm). */
+	want = e->op != TW_BATCH_ARM ? -1 :
+	       (named ? e->cpu : (int)raw_smp_processor_id());
+	for (;;) {
+		tcpu = READ_ONCE(t->cpu);
+		old = tw_base(tcpu);
+		new = tw_base(want < 0 ? tcpu : want);
+		local_irq_save(flags);
+		tw_lock_two_irqoff(old, new);
+		if (READ_ONCE(t->cpu) != tcpu) {
+			tw_unlock_two_irqoff(old, new);
+			local_irq_restore(flags);
+			continue;
+		}
+		if (likely(new->online) || e->op == TW_BATCH_CANCEL)
+			break;
+		tw_unlock_two_irqoff(old, new);
+		local_irq_restore(flags);
+		want = named ? -1 : tw_fallback_cpu(new->cpu);
+		if (want < 0) {
+			e->ret = -ENXIO;
+			return;
+		}
+	}
+
 	e->ret = tw_detach(old, t);
 	if (old != new)
 		tw_note_move(old, t);

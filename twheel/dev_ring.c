@@ -97,10 +97,12 @@ void tw_ring_free(struct tw_ring *r)
 static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 			u64 deadline, u32 overruns, u32 flags)
 {
-	u32 head = smp_load_acquire(&r->hdr->head);
 	struct twheel_cqe *cqe;
+	u32 head;
 
 	lockdep_assert_held(&r->lock);
+	/* Records before head are consumed: pairs with the user's release. */
+	head = smp_load_acquire(&r->hdr->head);
 	if (r->tail - head >= r->entries)
 		return false;
 	cqe = &r->cqes[r->tail & r->mask];

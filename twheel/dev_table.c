@@ -41,6 +41,16 @@ struct tw_submit {
 };
 
 /*
+ * The table of @f, or NULL. Set once by twheel_table_setup() with
+ * cmpxchg_release(): the acquire orders the table's set-up before its use.
+ */
+static struct twheel_table *tw_table(struct twheel_file *f)
+{
+	/* Pairs with the cmpxchg_release() of the set-up. */
+	return smp_load_acquire(&f->table);
+}
+
+/*
  * The chunk of slot @slot, allocated (and its timers set up) if @alloc and
  * not yet there. Return: the chunk, NULL (not allocated, !@alloc), or
  * ERR_PTR(-ENOMEM).
@@ -51,6 +61,7 @@ static struct tw_chunk *tw_chunk_get(struct twheel_table *tb, u32 slot,
 	u32 ci = slot / TW_CHUNK_SLOTS, i;
 	struct tw_chunk *c;
 
+	/* Pairs with the release below: the chunk is set up when seen. */
 	c = smp_load_acquire(&tb->chunks[ci]);
 	if (c || !alloc)
 		return c;
@@ -91,7 +102,7 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 	BUILD_BUG_ON(TW_CHUNK_SLOTS > TW_CHUNK_SLOTS_MAX);
 	BUILD_BUG_ON(sizeof(struct tw_chunk_hdr) +
 		     TW_CHUNK_SLOTS * sizeof(struct tw_slot) > PAGE_SIZE);
-	BUILD_BUG_ON(TW_SUBMIT_CHUNK > U8_MAX + 1);
+	BUILD_BUG_ON(U8_MAX + 1 < TW_SUBMIT_CHUNK);
 
 	if (p->flags || p->__reserved)
 		return -EINVAL;
@@ -334,7 +345,7 @@ static long tw_submit_chunk(struct twheel_table *tb, struct tw_submit *w,
 long twheel_table_submit(struct twheel_file *f, const struct twheel_batch *b,
 			 u32 __user *donep)
 {
-	struct twheel_table *tb = smp_load_acquire(&f->table);
+	struct twheel_table *tb = tw_table(f);
 	struct twheel_sqe __user *uq = u64_to_user_ptr(b->entries);
 	struct tw_submit *w = NULL;
 	unsigned int n, i;
@@ -395,7 +406,7 @@ long twheel_table_submit(struct twheel_file *f, const struct twheel_batch *b,
  */
 int twheel_table_flush(struct twheel_file *f, struct twheel_flush *fl)
 {
-	struct twheel_table *tb = smp_load_acquire(&f->table);
+	struct twheel_table *tb = tw_table(f);
 	unsigned int n;
 
 	if (!tb)
@@ -419,7 +430,7 @@ int twheel_table_flush(struct twheel_file *f, struct twheel_flush *fl)
  */
 int twheel_table_mmap(struct twheel_file *f, struct vm_area_struct *vma)
 {
-	struct twheel_table *tb = smp_load_acquire(&f->table);
+	struct twheel_table *tb = tw_table(f);
 
 	if (!tb)
 		return -ENODEV;
@@ -434,7 +445,7 @@ int twheel_table_mmap(struct twheel_file *f, struct vm_area_struct *vma)
  */
 bool twheel_table_ready(struct twheel_file *f)
 {
-	struct twheel_table *tb = smp_load_acquire(&f->table);
+	struct twheel_table *tb = tw_table(f);
 
 	return tb && tw_ring_ready(&tb->ring);
 }

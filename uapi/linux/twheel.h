@@ -367,8 +367,8 @@ struct twheel_ring_offsets {
 #define TWHEEL_RING_OVERFLOW	0x1U	/* records wait in the backlog */
 
 #define TWHEEL_RING_MMAP_OFF	0ULL
-#define TWHEEL_RING_MAX_ENTRIES	(1U << 20)
-#define TWHEEL_TABLE_MAX_SLOTS	(1U << 24)
+#define TWHEEL_RING_MAX_ENTRIES	0x100000U	/* 2^20 */
+#define TWHEEL_TABLE_MAX_SLOTS	0x1000000U	/* 2^24 */
 
 /**
  * struct twheel_ring_params - set up the timer table and the ring
