@@ -14,6 +14,7 @@
 
 #include "base.h"
 #include "base_int.h"
+#include "compat.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -121,6 +122,7 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	tw_unlock_two_irqoff(old, new);
 	local_irq_restore(flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_one);
 
 /**
  * twheel_batch_on() - arm, modify or cancel timers of one base at once
@@ -177,6 +179,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return i;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_on);
 
 /**
  * twheel_arm_timer() - (re-)arm a timer
