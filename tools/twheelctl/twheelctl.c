@@ -1539,9 +1539,12 @@ static int cmd_run(int argc, char **argv)
 
 	fd = open_device();
 	get_info(fd);
-	/* Queries need ids of the ioctl ABI: the ring has none. */
+	/*
+	 * Queries need ids of the ioctl ABI: the ring has none. A stall shows
+	 * how read() coalesces what was not read; a ring just holds it.
+	 */
 	for (i = 0; i < nr_actions; i++)
-		use_ring &= actions[i].type != A_QUERY;
+		use_ring &= actions[i].type == A_CANCEL;
 	if (use_ring)
 		ring_setup(fd);
 	if (!json && !quiet)
@@ -1905,8 +1908,8 @@ static void usage(FILE *f)
 "            mmap'ed completion ring without a system call; the ring has no\n"
 "            expiry time, so fire lateness shows the read lateness, and a\n"
 "            fixed-delay timer's next deadline counts from its expiry.\n"
-"            Otherwise, or with --no-ring, --no-batch or --query, they are\n"
-"            armed with TWHEEL_IOC_ARM_BATCH and read with read().\n"
+"            Otherwise, or with --no-ring, --no-batch, --query or --stall,\n"
+"            they are armed with TWHEEL_IOC_ARM_BATCH and read with read().\n"
 "\n"
 "    stats   Read /sys/kernel/debug/twheel/{stats,percpu,latency} (root only)\n"
 "            and print the global counters, a per-CPU table and the lateness\n"
