@@ -116,12 +116,21 @@ int twheel_dev_init(void)
 {
 	int ret;
 
-	ret = twheel_dev_timers_init();
+	ret = twheel_dev_caps_init();
 	if (ret)
 		return ret;
+	ret = twheel_dev_timers_init();
+	if (ret)
+		goto caps;
 	ret = misc_register(&twheel_miscdev);
 	if (ret)
-		twheel_dev_timers_exit();
+		goto timers;
+	return 0;
+
+timers:
+	twheel_dev_timers_exit();
+caps:
+	twheel_dev_caps_exit();
 	return ret;
 }
 
@@ -134,4 +143,5 @@ void twheel_dev_exit(void)
 {
 	misc_deregister(&twheel_miscdev);
 	twheel_dev_timers_exit();
+	twheel_dev_caps_exit();
 }

@@ -5,10 +5,11 @@
  * dev.c is the misc device (open, release, read, poll, mmap), dev_ioctl.c
  * the ioctl ABI (copying and checking the uapi structures, batches),
  * dev_timer.c the timer set of ABI 1 (arm, modify, cancel, query, the expiry
- * callback, the ready list, the caps and their module parameters),
- * dev_req.c the checks shared by arms and modifies, dev_table.c the timer
- * table and bulk submission of the ring ABI, dev_ring.c its completion ring
- * (design in dev_ring.h). Each file uses only those after it in this list.
+ * callback and the ready list), dev_table.c the timer table and bulk
+ * submission of the ring ABI, dev_ring.c its completion ring (design in
+ * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
+ * the caps on timers and their module parameters. Each file uses only those
+ * after it in this list.
  *
  * Locking
  * -------
@@ -142,10 +143,6 @@ static inline u64 twheel_deadline_after(u64 now, u64 delta)
 }
 
 /* dev_timer.c */
-unsigned long twheel_dev_max_per_file(void);
-unsigned long twheel_dev_max_total(void);
-int twheel_dev_reserve(unsigned long n);
-void twheel_dev_unreserve(unsigned long n);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);
@@ -164,6 +161,16 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		    u64 *now, struct twheel_req *req);
 int twheel_check_cpu(u32 cpu);
+
+/* dev_caps.c */
+int twheel_dev_caps_init(void);
+void twheel_dev_caps_exit(void);
+unsigned long twheel_dev_max_per_file(void);
+unsigned long twheel_dev_max_total(void);
+int twheel_charge(struct twheel_file *f);
+void twheel_uncharge(struct twheel_file *f, unsigned long n);
+int twheel_dev_reserve(unsigned long n);
+void twheel_dev_unreserve(unsigned long n);
 
 /* dev_ioctl.c */
 long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -124,8 +124,8 @@ static void twb_one_base(struct kunit *test)
 			 0);
 	KUNIT_ASSERT_EQ(test, twheel_batch_on(cpu, e, TWB_N / 2, NULL),
 			TWB_N / 2);
-	for (i = 0; i < TWB_TIMEOUT_MS / 10 && fired < TWB_N / 2; i++) {
-		msleep(10);
+	for (i = 0; i < TWB_TIMEOUT_MS / 20 && fired < TWB_N / 2; i++) {
+		msleep(20);
 		fired = 0;
 		for (j = 0; j < TWB_N / 2; j++)
 			fired += atomic_read(&b[j].fired) > 0;
