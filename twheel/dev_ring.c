@@ -34,7 +34,7 @@ static void tw_ring_wake_fn(struct irq_work *work)
  * @wq:		the wait queue to wake when records arrive
  *
  * Context: process context, sleeps.
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM with nothing left allocated.
  */
 int tw_ring_init(struct tw_ring *r, u32 entries, wait_queue_head_t *wq)
 {
@@ -86,6 +86,9 @@ void tw_ring_free(struct tw_ring *r)
 	for (i = 0; i < r->nr_pages; i++)
 		__free_page(r->pages[i]);
 	kvfree(r->pages);
+	r->hdr = NULL;
+	r->pages = NULL;
+	r->nr_pages = 0;
 }
 
 /*

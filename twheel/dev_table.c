@@ -132,9 +132,10 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 				     sizeof(long), GFP_KERNEL_ACCOUNT);
 	if (!tb->chunks || !tb->chunk_backlog)
 		goto free;
+	/* On failure it has freed what it allocated. */
 	ret = tw_ring_init(&tb->ring, p->ring_entries, &f->wq);
 	if (ret)
-		goto free_ring;
+		goto free;
 	/* Everything set up before the pointer: pairs with the acquires. */
 	if (cmpxchg_release(&f->table, NULL, tb)) {
 		ret = -EBUSY;
