@@ -427,12 +427,14 @@ struct twheel_ring_params {
  *		table size), EINVAL (@op, flags, clockid, @__pad, period, as
  *		TWHEEL_IOC_ARM), ERANGE, ENXIO (cpu), ENOMEM (first arm of a
  *		slot of a chunk not yet allocated)
- * @gen:	out: the slot's generation after this entry (see above)
+ * @gen:	out: the slot's generation after this entry (see above), 0
+ *		when @result is an error
  *
  * A slot is idle, armed, or fired (its record is in the ring or in the
  * backlog); ARM and MODIFY of a fired or idle slot arm it, CANCEL of an
- * idle slot returns 0. MODIFY keeps the cookie and CPU; of a never armed
- * slot it arms it with cookie 0 on the local CPU.
+ * idle slot returns 0. MODIFY keeps the cookie and CPU; a never armed
+ * slot gets cookie 0 and the CPU of the first submitter that used a slot
+ * near it.
  */
 struct twheel_sqe {
 	__u8	op;
@@ -498,10 +500,12 @@ struct twheel_flush {
  * as for the other batches, a failing entry does not stop the batch; an
  * EFAULT reading or writing back a chunk stops it at that chunk, whose
  * entries are then not processed (nothing of a chunk is done unless its
- * results can be written back). @done is the number of entries processed
- * and the ioctl returns the number of entries with a result >= 0, or
- * ENODEV (no ring), EINVAL, E2BIG, EFAULT (the header, or the first chunk).
- * Relative deadlines are measured from one clock read per batch.
+ * results can be written back, unless userspace unmaps or write-protects
+ * them while the ioctl runs). @done is the number of entries processed and
+ * the ioctl returns the number of entries with a result >= 0, or ENODEV (no
+ * ring), EINVAL, E2BIG, EFAULT (the header, or the first chunk), ENOMEM.
+ * Relative deadlines are measured from one clock read per batch. Before
+ * the entries, the backlog is flushed into the ring.
  */
 #define TWHEEL_IOC_RING_SETUP	_IOWR(TWHEEL_IOC_MAGIC, 7, struct twheel_ring_params)
 #define TWHEEL_IOC_SUBMIT	_IOWR(TWHEEL_IOC_MAGIC, 8, struct twheel_batch)
