@@ -29,6 +29,11 @@ static int twheel_dev_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
+	f->user = twheel_user_get();
+	if (!f->user) {
+		kfree(f);
+		return -ENOMEM;
+	}
 	twheel_file_init(f);
 	file->private_data = f;
 	return stream_open(inode, file);
@@ -43,6 +48,7 @@ static int twheel_dev_release(struct inode *inode, struct file *file)
 	n += twheel_table_release(f);
 	if (n)
 		twheel_stat_add(fd_cancelled, n);
+	twheel_user_put(f->user);
 	kfree(f);
 	return 0;
 }

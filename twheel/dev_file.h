@@ -51,6 +51,7 @@
 struct file;
 struct twheel_query;
 struct twheel_table;
+struct twheel_user;
 
 /* Ids are stored in 56 bits of struct twheel_utimer and index an xarray. */
 #define TWHEEL_ID_BITS		56
@@ -89,6 +90,7 @@ struct twheel_file {
 	atomic_long_t		nr;
 	atomic64_t		next_id;
 	struct twheel_table	*table;
+	struct twheel_user	*user;	/* charged for every timer, dev_caps.c */
 };
 
 /**
@@ -169,8 +171,11 @@ unsigned long twheel_dev_max_per_file(void);
 unsigned long twheel_dev_max_total(void);
 int twheel_charge(struct twheel_file *f);
 void twheel_uncharge(struct twheel_file *f, unsigned long n);
-int twheel_dev_reserve(unsigned long n);
-void twheel_dev_unreserve(unsigned long n);
+unsigned long twheel_dev_max_per_user(void);
+struct twheel_user *twheel_user_get(void);
+void twheel_user_put(struct twheel_user *u);
+int twheel_dev_reserve(struct twheel_file *f, unsigned long n);
+void twheel_dev_unreserve(struct twheel_file *f, unsigned long n);
 
 /* dev_ioctl.c */
 long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

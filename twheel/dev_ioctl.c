@@ -279,7 +279,8 @@ static long twheel_ioctl_info(struct twheel_file *f,
 		.pending	= atomic_long_read(&f->nr),
 		.event_size	= sizeof(struct twheel_event),
 		.nr_cpus	= nr_cpu_ids,
-		.features	= TWHEEL_FEAT_RING,
+		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP,
+		.max_per_user	= twheel_dev_max_per_user(),
 	};
 	if (copy_to_user(ui, &info, min_t(size_t, usize, sizeof(info))))
 		return -EFAULT;

@@ -4,10 +4,13 @@
  * and CPU of an arm or modify request, shared by the ioctls of ABI 1
  * (dev_ioctl.c) and the ring's submissions (dev_table.c).
  */
+#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/time.h>
 #include <linux/timekeeping.h>
 
@@ -92,10 +95,16 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 }
 
 /**
- * twheel_check_cpu() - may a request name this CPU?
+ * twheel_check_cpu() - may the caller put a timer on this CPU?
  * @cpu:	the CPU of a request with TWHEEL_ARM_CPU
  *
- * Return: 0, -ERANGE (not a possible CPU) or -ENXIO (offline).
+ * A timer's tick interrupt and callbacks run on its CPU: the caller may
+ * name only a CPU it may run on itself (its affinity, which its cpuset
+ * bounds), and not one isolated from kernel timers (nohz_full=, isolcpus=)
+ * unless it has CAP_SYS_NICE, which would let it move itself there.
+ *
+ * Context: process context of the caller.
+ * Return: 0, -ERANGE (not a possible CPU), -ENXIO (offline) or -EPERM.
  */
 int twheel_check_cpu(u32 cpu)
 {
@@ -103,5 +112,9 @@ int twheel_check_cpu(u32 cpu)
 		return -ERANGE;
 	if (!cpu_online(cpu))
 		return -ENXIO;
+	if (!cpumask_test_cpu(cpu, current->cpus_ptr))
+		return -EPERM;
+	if (!housekeeping_cpu(cpu, HK_TYPE_TIMER) && !capable(CAP_SYS_NICE))
+		return -EPERM;
 	return 0;
 }

@@ -115,7 +115,7 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 		return -ENOSPC;
 	if (READ_ONCE(f->table))
 		return -EBUSY;
-	ret = twheel_dev_reserve(p->slots);
+	ret = twheel_dev_reserve(f, p->slots);
 	if (ret)
 		return ret;
 
@@ -165,7 +165,7 @@ free:
 	mutex_destroy(&tb->alloc_lock);
 	kfree(tb);
 unreserve:
-	twheel_dev_unreserve(p->slots);
+	twheel_dev_unreserve(f, p->slots);
 	return ret;
 }
 
@@ -482,7 +482,7 @@ unsigned long twheel_table_release(struct twheel_file *f)
 	kvfree(tb->chunk_backlog);
 	kvfree(tb->chunks);
 	mutex_destroy(&tb->alloc_lock);
-	twheel_dev_unreserve(tb->nr_slots);
+	twheel_dev_unreserve(f, tb->nr_slots);
 	kfree(tb);
 	f->table = NULL;
 	return n;

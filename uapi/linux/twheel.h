@@ -72,8 +72,11 @@
  *
  * Errors: EINVAL (flags, clockid, reserved, absolute deadline before the
  * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not
- * below the number of possible CPUs), ENXIO (cpu offline), ENOSPC
- * (per-file or global cap on pending timers reached), ENOMEM.
+ * below the number of possible CPUs), ENXIO (cpu offline), EPERM (cpu not
+ * among the CPUs the caller may run on, its affinity and cpuset; or
+ * isolated from kernel timers by nohz_full= or isolcpus=, unless the caller
+ * has CAP_SYS_NICE), ENOSPC (per-file, per-user or global cap on pending
+ * timers reached), ENOMEM.
  */
 struct twheel_arm {
 	__u32	size;
@@ -210,6 +213,8 @@ struct twheel_query {
 
 /* struct twheel_info.features */
 #define TWHEEL_FEAT_RING	0x1ULL	/* timer table, SUBMIT, completion ring */
+/* max_per_user; TWHEEL_ARM_CPU checks the caller's CPUs (EPERM) */
+#define TWHEEL_FEAT_USER_CAP	0x2ULL
 
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)
@@ -230,6 +235,9 @@ struct twheel_query {
  *			TWHEEL_ARM_CPU)
  * @__reserved:		out: 0
  * @features:		out: TWHEEL_FEAT_* bits (ABI 2)
+ * @max_per_user:	out: cap on pending timers (and ring table slots) of
+ *			all files opened by one user (ABI 2, with
+ *			TWHEEL_FEAT_USER_CAP)
  */
 struct twheel_info {
 	__u32	size;
@@ -245,6 +253,7 @@ struct twheel_info {
 	__u32	nr_cpus;
 	__u64	__reserved;
 	__u64	features;
+	__u64	max_per_user;
 };
 
 #define TWHEEL_INFO_SIZE_VER0	72	/* struct twheel_info of ABI 1 */
@@ -425,7 +434,7 @@ struct twheel_ring_params {
  *		its record waiting in the backlog: discarded), 0 if the slot
  *		was idle, or a negative errno: EBADSLT (@slot not below the
  *		table size), EINVAL (@op, flags, clockid, @__pad, period, as
- *		TWHEEL_IOC_ARM), ERANGE, ENXIO (cpu), ENOMEM (first arm of a
+ *		TWHEEL_IOC_ARM), ERANGE, ENXIO, EPERM (cpu), ENOMEM (first arm of a
  *		slot of a chunk not yet allocated)
  * @gen:	out: the slot's generation after this entry (see above), 0
  *		when @result is an error
