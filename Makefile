@@ -303,6 +303,14 @@ dkms:
 	rsync -a --exclude build --exclude .git ./ /usr/src/twheel-$(DKMS_VER)/
 	dkms install twheel/$(DKMS_VER)
 
+# Debian packages (build/deb/*.deb, lintian clean of errors), and their
+# install + purge on this machine (root; builds the module through DKMS).
+deb:
+	@$(VM)/deb.sh
+
+deb-check:
+	@$(VM)/deb-check.sh
+
 # CI's proof of the DKMS path: dkms build against Debian's headers.
 dkms-check:
 	@$(VM)/dkms-check.sh
