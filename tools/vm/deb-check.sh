@@ -56,7 +56,7 @@ mapfile -t kernels < <(find /usr/src -maxdepth 1 -name 'linux-headers-*' -printf
 	done | sort -u)
 [ ${#kernels[@]} -gt 0 ] || bad "no kernel with headers to build for"
 for k in "${kernels[@]}"; do
-	if dkms status -m twheel -v "$ver" -k "$k" | grep -q ': installed'; then
+	if dkms status -m twheel -v "$ver" -k "$k" 2>/dev/null | grep -q ': installed'; then
 		ko=$(find "/lib/modules/$k/updates/dkms" -name 'twheel.ko*' 2>/dev/null | head -n 1)
 		[ -n "$ko" ] || bad "dkms says installed for $k but no twheel.ko"
 		tw_log "deb-check: dkms: twheel/$ver installed for $k (${ko#/lib/modules/})"
@@ -71,7 +71,7 @@ if flags=$(pkg-config --cflags --libs libtwheel); then
 	# shellcheck disable=SC2086 # the flags are words
 	if gcc -O2 -Wall -Werror -o "$work/twheel-lib" "$TW_TOP/Documentation/examples/twheel-lib.c" \
 		$flags 2>"$work/cc.log"; then
-		ldd "$work/twheel-lib" | grep -q 'libtwheel\.so\.1 => /usr/lib/' ||
+		ldd "$work/twheel-lib" | grep -qE 'libtwheel\.so\.1 => (/usr)?/lib/' ||
 			bad "the program does not link the installed libtwheel.so.1"
 		rc=0
 		"$work/twheel-lib" >"$work/run.log" 2>&1 || rc=$?
@@ -96,7 +96,7 @@ else
 fi
 twheelctl --version >"$work/twheelctl.log" 2>&1 || bad "twheelctl --version: $(cat "$work/twheelctl.log")"
 for m in twheel.4 libtwheel.3 twheel_arm.3 twheel_wait.3 twheelctl.8; do
-	man -w "${m%.*}" "${m##*.}" 2>/dev/null | grep -q . || bad "man page $m not found"
+	man -w "${m##*.}" "${m%.*}" 2>/dev/null | grep -q . || bad "man page $m not found"
 done
 
 tw_log "deb-check: dpkg --purge ${pkgs[*]}"
