@@ -167,7 +167,7 @@ $(STAGE_STAMP): $(LIB_SO) $(LIB_A) $(LIB_SRC_DIR)/libtwheel.pc.in
 		PREFIX=/usr/local LIBDIR=/usr/local/lib
 	touch $@
 
-$(BUILD)/selftests/libtwheel_test: selftests/libtwheel_test.c $(LIB_A) $(LIB_DEPS) | $(HARNESS)
+$(BUILD)/selftests/libtwheel_%: selftests/libtwheel_%.c $(LIB_A) $(LIB_DEPS) | $(HARNESS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I $(LIB_SRC_DIR) -isystem $(KSRC)/tools/testing/selftests \
 		-o $@ $< $(LIB_A) $(USER_LDFLAGS)

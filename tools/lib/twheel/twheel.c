@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "twheel.h"
 
@@ -45,6 +46,7 @@ struct twheel {
 	unsigned int abi_version;
 	uint64_t features;
 	size_t event_size;	/* the module's sizeof(struct twheel_event) */
+	size_t sqe_size;	/* the module's sqe size; 0 without a ring */
 };
 
 /* A structure buffer of any size up to TW_STRUCT_MAX, aligned for __u64. */
@@ -575,4 +577,190 @@ int twheel_wait(struct twheel *tw, int timeout_ms)
 	if (ret < 0)
 		return -errno;
 	return ret > 0 && (p.revents & POLLIN);
+}
+
+#ifdef TWHEEL_IOC_RING_SETUP
+
+_Static_assert(TWHEEL_RING_OVERFLOW == 1U, "twheel_ring_overflowed()");
+
+/**
+ * twheel_ring_setup() - set up the timer table and map the completion ring
+ * @tw:		the handle (once per handle)
+ * @slots:	timers of the table, addressed by slot 0 .. @slots - 1
+ * @entries:	records of the ring, a power of 2
+ * @ring:	out: the mapped ring (twheel_ring_unmap() undoes the mapping)
+ *
+ * Return: 0, -EOPNOTSUPP if the module lacks TWHEEL_FEAT_RING or its
+ * record is smaller than this library's, -EBUSY if @tw has a ring already,
+ * -EINVAL, -ENOSPC, -ENOMEM, or the -errno of mmap().
+ */
+int twheel_ring_setup(struct twheel *tw, unsigned int slots,
+		      unsigned int entries, struct twheel_ring *ring)
+{
+	struct twheel_ring_params p;
+	unsigned char *map;
+	int ret;
+
+	if (!twheel_has_feature(tw, TWHEEL_FEAT_RING))
+		return -EOPNOTSUPP;
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.slots = slots;
+	p.ring_entries = entries;
+	ret = tw_ioctl(tw->fd, TWHEEL_IOC_RING_SETUP, &p);
+	if (ret < 0)
+		return ret;
+	if (p.cqe_size < sizeof(struct twheel_cqe) ||
+	    p.sqe_size != sizeof(struct twheel_sqe))
+		return -EOPNOTSUPP;
+	map = mmap(NULL, p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   tw->fd, (off_t)p.mmap_offset);
+	if (map == MAP_FAILED)
+		return -errno;
+	memset(ring, 0, sizeof(*ring));
+	ring->khead = (unsigned int *)(map + p.off.head);
+	ring->ktail = (unsigned int *)(map + p.off.tail);
+	ring->kflags = (unsigned int *)(map + p.off.flags);
+	ring->koverflow = (unsigned int *)(map + p.off.overflow);
+	ring->cqes = (struct twheel_cqe *)(map + p.off.records);
+	ring->ring_mask = *(unsigned int *)(map + p.off.ring_mask);
+	ring->ring_entries = *(unsigned int *)(map + p.off.ring_entries);
+	ring->cqe_size = p.cqe_size;
+	ring->slots = p.slots;
+	ring->map = map;
+	ring->map_size = p.mmap_size;
+	tw->sqe_size = p.sqe_size;
+	return 0;
+}
+
+/*
+ * TWHEEL_IOC_SUBMIT in chunks of TWHEEL_BATCH_MAX, stopping at the first
+ * chunk the kernel did not finish.
+ */
+static int tw_submit(struct twheel *tw, struct twheel_sqe *sqes,
+		     unsigned int count, unsigned int *done)
+{
+	struct twheel_batch b;
+	unsigned int i = 0, n;
+	int ok = 0, ret;
+
+	while (i < count) {
+		n = count - i < TWHEEL_BATCH_MAX ? count - i : TWHEEL_BATCH_MAX;
+		memset(&b, 0, sizeof(b));
+		b.size = sizeof(b);
+		b.count = n;
+		b.entry_size = sizeof(*sqes);
+		b.entries = (uintptr_t)(sqes + i);
+		ret = tw_ioctl(tw->fd, TWHEEL_IOC_SUBMIT, &b);
+		if (ret < 0) {
+			if (!i)
+				return ret;
+			break;
+		}
+		ok += ret;
+		i += b.done;
+		if (b.done < n)
+			break;
+	}
+	*done = i;
+	return ok;
+}
+
+/**
+ * twheel_submit_sized() - arm, modify and cancel table timers in bulk
+ * @tw:		the handle, with a ring
+ * @sqes:	the submissions (twheel_sqe_arm(), ..._modify(), ..._cancel());
+ *		out: each one's result and the slot's generation
+ * @count:	number of submissions, any number
+ * @sqe_size:	the caller's sizeof(*@sqes) (twheel_submit() passes it)
+ * @done:	out: submissions processed (may be NULL)
+ *
+ * Return: the number of submissions with a result >= 0, or -errno if none
+ * could be processed: -ENODEV before twheel_ring_setup(), -EINVAL if
+ * @sqe_size is not the module's.
+ */
+int twheel_submit_sized(struct twheel *tw, struct twheel_sqe *sqes,
+			unsigned int count, size_t sqe_size,
+			unsigned int *done)
+{
+	unsigned int d = 0;
+	int ret;
+
+	if (!tw->sqe_size)
+		return -ENODEV;
+	if (sqe_size != tw->sqe_size || sqe_size != sizeof(*sqes))
+		return -EINVAL;
+	ret = tw_submit(tw, sqes, count, &d);
+	if (done)
+		*done = ret < 0 ? 0 : d;
+	return ret;
+}
+
+/**
+ * twheel_ring_flush() - move records waiting in the backlog into the ring
+ * @tw:		the handle, with a ring
+ * @backlog:	out: records still waiting because the ring is full (may be
+ *		NULL)
+ *
+ * Return: the number of records moved, or -errno (-ENODEV: no ring).
+ */
+int twheel_ring_flush(struct twheel *tw, unsigned int *backlog)
+{
+	struct twheel_flush f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	f.size = sizeof(f);
+	ret = tw_ioctl(tw->fd, TWHEEL_IOC_FLUSH, &f);
+	if (ret < 0)
+		return ret;
+	if (backlog)
+		*backlog = f.backlog;
+	return (int)f.flushed;
+}
+
+#else /* !TWHEEL_IOC_RING_SETUP: built against a uapi header without it */
+
+int twheel_ring_setup(struct twheel *tw, unsigned int slots,
+		      unsigned int entries, struct twheel_ring *ring)
+{
+	(void)tw;
+	(void)slots;
+	(void)entries;
+	(void)ring;
+	return -EOPNOTSUPP;
+}
+
+int twheel_submit_sized(struct twheel *tw, struct twheel_sqe *sqes,
+			unsigned int count, size_t sqe_size,
+			unsigned int *done)
+{
+	(void)tw;
+	(void)sqes;
+	(void)count;
+	(void)sqe_size;
+	if (done)
+		*done = 0;
+	return -EOPNOTSUPP;
+}
+
+int twheel_ring_flush(struct twheel *tw, unsigned int *backlog)
+{
+	(void)tw;
+	(void)backlog;
+	return -EOPNOTSUPP;
+}
+
+#endif /* TWHEEL_IOC_RING_SETUP */
+
+/**
+ * twheel_ring_unmap() - unmap a ring set up by twheel_ring_setup()
+ * @ring:	the ring; the table and its timers live as long as the file
+ */
+void twheel_ring_unmap(struct twheel_ring *ring)
+{
+	if (ring && ring->map) {
+		munmap(ring->map, ring->map_size);
+		ring->map = NULL;
+	}
 }

@@ -81,6 +81,123 @@ int twheel_read_sized(struct twheel *tw, struct twheel_event *events,
 int twheel_wait(struct twheel *tw, int timeout_ms);
 
 /*
+ * The ring ABI (TWHEEL_FEAT_RING, twheel_ring(3)): a table of timers
+ * addressed by slot, armed, modified and cancelled in bulk with
+ * twheel_submit(), whose expiries land in a completion ring mapped into the
+ * process and read without system calls, like io_uring's CQ ring. On a
+ * module without the feature twheel_ring_setup() returns -EOPNOTSUPP.
+ */
+struct twheel_sqe;
+struct twheel_cqe;
+
+struct twheel_ring {
+	unsigned int *khead;		/* consumer index, written here */
+	unsigned int *ktail;		/* producer index, written by the kernel */
+	unsigned int *kflags;		/* TWHEEL_RING_* */
+	unsigned int *koverflow;	/* expiries that found the ring full */
+	struct twheel_cqe *cqes;	/* records, cqe_size bytes apart */
+	unsigned int ring_mask;
+	unsigned int ring_entries;
+	unsigned int cqe_size;
+	unsigned int slots;		/* of the timer table */
+	void *map;
+	size_t map_size;
+};
+
+int twheel_ring_setup(struct twheel *tw, unsigned int slots,
+		      unsigned int entries, struct twheel_ring *ring);
+void twheel_ring_unmap(struct twheel_ring *ring);
+int twheel_submit_sized(struct twheel *tw, struct twheel_sqe *sqes,
+			unsigned int count, size_t sqe_size,
+			unsigned int *done);
+int twheel_ring_flush(struct twheel *tw, unsigned int *backlog);
+
+/* Records ready to be consumed. */
+static inline unsigned int twheel_ring_ready(const struct twheel_ring *ring)
+{
+	return __atomic_load_n(ring->ktail, __ATOMIC_ACQUIRE) - *ring->khead;
+}
+
+/* The record at index @head (a value between khead and ktail). */
+static inline struct twheel_cqe *twheel_ring_cqe(const struct twheel_ring *ring,
+						 unsigned int head)
+{
+	return (struct twheel_cqe *)((char *)ring->cqes +
+				     (size_t)(head & ring->ring_mask) *
+				     ring->cqe_size);
+}
+
+/*
+ * Visit the ready records without consuming them; then call
+ * twheel_ring_advance() with the number visited:
+ *
+ *	twheel_ring_for_each(ring, head, cqe)
+ *		n++, handle(cqe);
+ *	twheel_ring_advance(ring, n);
+ */
+#define twheel_ring_for_each(ring, head, cqe)				\
+	for ((head) = *(ring)->khead;					\
+	     (cqe) = ((head) != __atomic_load_n((ring)->ktail,		\
+						__ATOMIC_ACQUIRE) ?	\
+		      twheel_ring_cqe((ring), (head)) : NULL);		\
+	     (head)++)
+
+/* Hand @n consumed records back to the kernel. */
+static inline void twheel_ring_advance(struct twheel_ring *ring, unsigned int n)
+{
+	__atomic_store_n(ring->khead, *ring->khead + n, __ATOMIC_RELEASE);
+}
+
+/*
+ * Records wait in the kernel's backlog because the ring was full: after
+ * consuming, call twheel_ring_flush() (or twheel_submit()) to move them in.
+ */
+static inline int twheel_ring_overflowed(const struct twheel_ring *ring)
+{
+	return __atomic_load_n(ring->kflags, __ATOMIC_ACQUIRE) & 1U;
+}
+
+#ifdef TWHEEL_IOC_RING_SETUP
+static inline int twheel_submit(struct twheel *tw, struct twheel_sqe *sqes,
+				unsigned int count, unsigned int *done)
+{
+	return twheel_submit_sized(tw, sqes, count, sizeof(*sqes), done);
+}
+
+/* Fill one submission: arm @slot (relative, fixed rate if @period_ns). */
+static inline void twheel_sqe_arm(struct twheel_sqe *sqe, uint32_t slot,
+				  uint64_t expires_ns, uint64_t period_ns,
+				  uint64_t cookie)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->op = TWHEEL_OP_ARM;
+	sqe->slot = slot;
+	sqe->expires = expires_ns;
+	sqe->period = period_ns;
+	sqe->cookie = cookie;
+}
+
+/* Fill one submission: new deadline and period for @slot, same cookie. */
+static inline void twheel_sqe_modify(struct twheel_sqe *sqe, uint32_t slot,
+				     uint64_t expires_ns, uint64_t period_ns)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->op = TWHEEL_OP_MODIFY;
+	sqe->slot = slot;
+	sqe->expires = expires_ns;
+	sqe->period = period_ns;
+}
+
+/* Fill one submission: cancel @slot. */
+static inline void twheel_sqe_cancel(struct twheel_sqe *sqe, uint32_t slot)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->op = TWHEEL_OP_CANCEL;
+	sqe->slot = slot;
+}
+#endif /* TWHEEL_IOC_RING_SETUP */
+
+/*
  * The caller's sizeof() of each structure, filled in here so that the
  * library never reads or writes past what the caller compiled.
  */
