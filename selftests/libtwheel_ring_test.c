@@ -152,10 +152,11 @@ TEST_F(ring, overflow_and_flush)
 	EXPECT_LT(0, *self->ring.koverflow);
 	for (tries = 0; got < n && tries < 500; tries++) {
 		got += drain(&self->ring, seen, n);
-		if (twheel_ring_overflowed(&self->ring))
+		if (twheel_ring_overflowed(&self->ring)) {
 			ASSERT_LE(0, twheel_ring_flush(self->tw, &backlog));
-		else if (got < n)
+		} else if (got < n) {
 			wait_ms(10);
+		}
 	}
 	EXPECT_EQ(n, got);
 	for (i = 0; i < n; i++)

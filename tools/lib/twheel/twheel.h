@@ -137,9 +137,9 @@ static inline struct twheel_cqe *twheel_ring_cqe(const struct twheel_ring *ring,
  */
 #define twheel_ring_for_each(ring, head, cqe)				\
 	for ((head) = *(ring)->khead;					\
-	     (cqe) = ((head) != __atomic_load_n((ring)->ktail,		\
-						__ATOMIC_ACQUIRE) ?	\
-		      twheel_ring_cqe((ring), (head)) : NULL);		\
+	     ((cqe) = ((head) != __atomic_load_n((ring)->ktail,	\
+						 __ATOMIC_ACQUIRE) ?	\
+		       twheel_ring_cqe((ring), (head)) : NULL));	\
 	     (head)++)
 
 /* Hand @n consumed records back to the kernel. */
