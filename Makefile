@@ -220,7 +220,8 @@ lint:
 clean:
 	@if [ -f Kbuild ] && [ -n '$(KDIR)' ]; then \
 		$(MAKE) -C '$(KDIR)' M=$(CURDIR) clean; fi
-	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/mod-* $(BUILD)/initramfs-* \
+	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/lib $(BUILD)/stage $(BUILD)/deb \
+		$(BUILD)/mod-* $(BUILD)/initramfs-* \
 		$(BUILD)/logs $(BUILD)/uapi-check.*
 	find . \( -path ./$(BUILD) -o -path ./.git \) -prune -o \( -name '*.o' -o -name '*.ko' \
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \
