@@ -81,6 +81,8 @@ enum twheel_umode {
  * @next_id:	last id handed out; ids are never reused
  * @table:	the timer table and completion ring, NULL until
  *		TWHEEL_IOC_RING_SETUP (set once, then constant)
+ * @user:	the opener's count against max_timers_per_user (dev_caps.c);
+ *		constant
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -90,7 +92,7 @@ struct twheel_file {
 	atomic_long_t		nr;
 	atomic64_t		next_id;
 	struct twheel_table	*table;
-	struct twheel_user	*user;	/* charged for every timer, dev_caps.c */
+	struct twheel_user	*user;
 };
 
 /**
