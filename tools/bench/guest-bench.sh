@@ -70,10 +70,14 @@ if [ "$BIG_N" -gt 0 ]; then
 	done
 fi
 
-# Tier 2: userspace, on the same CPU, interleaved like tier 1.
+# Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
+# twheel-ubench knows (its peer table), in an order rotating per repetition.
+PEERS=$(twheel-ubench peers | tr '\n' ' ')
+log "userspace peers: $PEERS"
 user_run() { # N REP
 	ROT=$2
-	for impl in $(rotate twheel_single twheel_batch timerfd posix); do
+	# shellcheck disable=SC2086
+	for impl in $(rotate $PEERS); do
 		taskset -c "$CPU" twheel-ubench ops "$impl" "$1" $(($2 + 1)) |
 			sed "s/^RESULT user /RESULT user rep=$2 /"
 	done

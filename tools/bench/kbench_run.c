@@ -345,7 +345,7 @@ out:
 }
 
 /* Busy (not idle) time of @cpu so far, in us; U64_MAX if not tracked. */
-static u64 kb_busy_us(int cpu)
+u64 kb_busy_us(int cpu)
 {
 	u64 idle = get_cpu_idle_time_us(cpu, NULL);
 

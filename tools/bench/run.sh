@@ -78,9 +78,13 @@ if [ ! -f "$mod/twheel_bench.ko" ] || [ ${#kos[@]} -lt 2 ]; then
 	kos=("$mod/twheel.ko" "$mod/tools/bench/twheel_bench.ko")
 fi
 
-tw_log "userspace: twheel-ubench (static)"
+# Peers: liburing (liburing-dev) and libuv (libuv1-dev's libuv_a.a), both
+# static: the guest is a busybox initramfs without a dynamic loader.
+tw_log "userspace: twheel-ubench (static, liburing + libuv)"
 ${CC:-gcc} -Wall -Wextra -O2 -I uapi -o "$OUT/twheel-ubench" \
-	"$BENCH/ubench.c" "$BENCH/ubench_acc.c" -static -pthread
+	"$BENCH"/ubench_*.c -static -pthread -luring -luv_a -ldl \
+	2> >(grep -vE 'statically linked applications|: in function' >&2) ||
+	tw_die "twheel-ubench build failed (liburing-dev, libuv1-dev: make setup)"
 
 initrd=$OUT/initramfs-$krel.cpio.gz
 TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf" \
