@@ -13,9 +13,9 @@
  * Reading ctl gives the result of the last command as one line of
  * key=value pairs (costs in ns per operation); reading info gives the sizes
  * of the timer structures and the clock geometry; reading busy gives the
- * busy (not idle) time of all online CPUs since boot, in us, to microsecond
- * precision (the userspace bench's whole-lifecycle CPU time: /proc/stat
- * counts in 10 ms units).
+ * busy (neither idle nor iowait) time of all online CPUs since boot, in us
+ * (the userspace bench's whole-lifecycle CPU time: /proc/stat counts in
+ * 10 ms units).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -279,7 +279,9 @@ def write_markdown(data, path):
         L.append("")
     L += [f"Idle: {fmt(data['idle_wakeups_per_s'], 2)} twheel wake-ups/s with nothing "
           f"pending, {fmt(data['idle_wakeups_per_s_one_timer_1h'], 2)}/s with one "
-          "timer 1 h away.", "",
+          "timer 1 h away; the idle guest was busy "
+          f"{fmt(data['idle_busy_ns_per_s'] and data['idle_busy_ns_per_s'] / 1e3)} "
+          "us per second (all vCPUs: the background in every cpu_ns).", "",
           f"sizeof(struct twheel_timer) = {data['timer_struct_bytes']} bytes ("
           + ", ".join(f"{k} {v}" for k, v in data["timer_struct_bytes_peers"].items())
           + ").", ""]
@@ -329,6 +331,7 @@ def main():
         "accuracy": [],
         "idle_wakeups_per_s": num(idle.get("wakeups_per_s_none")),
         "idle_wakeups_per_s_one_timer_1h": num(idle.get("wakeups_per_s_one_1h")),
+        "idle_busy_ns_per_s": num(idle.get("busy_ns_per_s")),
         "timer_struct_bytes": None,
         "timer_struct_bytes_peers": {},
         "scale": [],

@@ -54,7 +54,7 @@ long long ub_kmem(void)
 /*
  * Busy (not idle) time of all online CPUs of the guest since boot, in ns,
  * at microsecond precision (twheel_bench.ko's debugfs "busy": the kernel's
- * own idle time accounting, get_cpu_idle_time_us()); -1 without it.
+ * own idle and iowait time accounting); -1 without it.
  * It covers user, system, hard and soft interrupt and kernel thread time.
  */
 long long ub_busy_ns(void)
