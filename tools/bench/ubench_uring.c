@@ -75,12 +75,25 @@ static void ur_setup(struct ub_run *r)
 	r->priv = s;
 }
 
+/* Submit what the SQ ring holds, waiting for @wait CQEs; all or die. */
+static void ur_submit(struct ur_state *s, unsigned int wait)
+{
+	unsigned int queued = io_uring_sq_ready(&s->ring);
+	int ret = wait ? io_uring_submit_and_wait(&s->ring, wait) :
+			 io_uring_submit(&s->ring);
+
+	if (ret != (int)queued) {
+		errno = ret < 0 ? -ret : EAGAIN;
+		ub_die("io_uring submit: %d of %u", ret, queued);
+	}
+}
+
 static struct io_uring_sqe *ur_sqe(struct ur_state *s)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
 
 	if (!sqe) {
-		io_uring_submit(&s->ring);
+		ur_submit(s, 0);
 		sqe = io_uring_get_sqe(&s->ring);
 		if (!sqe)
 			ub_die("io_uring_get_sqe");
@@ -102,7 +115,7 @@ static void ur_arm(struct ub_run *r)
 		io_uring_prep_timeout(sqe, &s->ts[i], 0, flags);
 		io_uring_sqe_set_data64(sqe, (uint64_t)r->gen << 32 | i);
 	}
-	io_uring_submit(&s->ring);
+	ur_submit(s, 0);
 }
 
 /*
@@ -154,7 +167,7 @@ static void ur_cancel(struct ub_run *r)
 				(uint64_t)r->gen << 32 | r->order[j], 0);
 			io_uring_sqe_set_data64(sqe, UR_REMOVE | r->order[j]);
 		}
-		io_uring_submit_and_wait(&s->ring, end - i);
+		ur_submit(s, end - i);
 		ur_reap(r, &rm, end, &tm, 0);
 	}
 	/* the -ECANCELED (or earlier -ETIME) completion of every timeout */
