@@ -17,7 +17,7 @@ from report_user import (USER_IMPLS, burst_drain_ms, burst_rows,
                          check_user_targets, md_user, plot_user, print_user,
                          user_rows)
 from report_util import (Targets, fmt, get, gnuplot, md_table, medians, num,
-                         parse_kv, ratio, table)
+                         parse_kv, ratio, table, write_series)
 
 KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer"]
 
@@ -188,15 +188,7 @@ def plot_costs(data, out):
                                  ["arm_instr", "cancel_instr", "expire_instr"])):
         rows = data[tier]
         for f in fields:
-            series = []
-            for impl in impls:
-                pts = sorted((int(r["n"]), num(r.get(f))) for r in rows
-                             if r["impl"] == impl and num(r.get(f)))
-                if pts:
-                    name = f"{tier}-{f}-{impl}.dat"
-                    with open(os.path.join(out, "plot", name), "w") as fh:
-                        fh.writelines(f"{n} {v}\n" for n, v in pts)
-                    series.append((impl, name))
+            series = write_series(rows, impls, f, out, tier)
             if series:
                 panels.append((f"{tier}: {f}", series))
     if not panels:

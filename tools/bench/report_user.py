@@ -7,9 +7,8 @@ the burst drain, the per-timer cost plot and the README tables.
 A target whose rows were not measured (twheel_ring before the ring ABI
 exists, a burst nobody ran) is "not measured", never "met".
 """
-import os
-
-from report_util import fmt, get, gnuplot, md_table, medians, num, ratio, table
+from report_util import (fmt, get, gnuplot, md_table, medians, num, ratio,
+                         table, write_series)
 
 RING = "twheel_ring"
 # Known peers in display order; any other impl a run reports follows them.
@@ -172,15 +171,7 @@ def plot_user(data, out):
     panels = []
     impls = user_impls(us)
     for f in PLOTTED:
-        series = []
-        for impl in impls:
-            pts = sorted((r["n"], r.get(f)) for r in us
-                         if r["impl"] == impl and r.get(f))
-            if pts:
-                name = f"user-{f}-{impl}.dat"
-                with open(os.path.join(out, "plot", name), "w") as fh:
-                    fh.writelines(f"{n} {v}\n" for n, v in pts)
-                series.append((impl, name))
+        series = write_series(us, impls, f, out, "user")
         if series:
             panels.append((f, series))
     if not panels:

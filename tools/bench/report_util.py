@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers of tools/bench/report*.py: parsing, medians, ratios, tables,
 the targets list and gnuplot. Imports nothing of the other report files."""
+import os
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,21 @@ class Targets:
             item["need"] = need
         self.items.append(item)
         print(f"  [{state:>12}] {name}: {measured}")
+
+
+def write_series(rows, impls, field, out, prefix):
+    """One plot/<prefix>-<field>-<impl>.dat of (n, value) per impl that has
+    values of @field; returns [(impl, file name)]."""
+    series = []
+    for impl in impls:
+        pts = sorted((int(r["n"]), num(r.get(field))) for r in rows
+                     if r["impl"] == impl and num(r.get(field)))
+        if pts:
+            name = f"{prefix}-{field}-{impl}.dat"
+            with open(os.path.join(out, "plot", name), "w") as fh:
+                fh.writelines(f"{n} {v}\n" for n, v in pts)
+            series.append((impl, name))
+    return series
 
 
 def gnuplot(script, cwd):
