@@ -14,8 +14,8 @@ import sys
 from collections import defaultdict
 
 from report_user import (USER_IMPLS, burst_drain_ms, burst_rows,
-                         check_user_targets, md_user, plot_user, print_user,
-                         user_rows)
+                         check_user_targets, md_user, peer_setup, plot_user,
+                         print_user, user_rows)
 from report_util import (Targets, fmt, get, gnuplot, md_table, medians, num,
                          parse_kv, ratio, table, write_series)
 
@@ -317,6 +317,7 @@ def main():
                              "batch_ns", "fire_delay_ns", "pattern_ops",
                              "arm_abs_ns", "clock_ns"]),
         "user": user_rows(res["user"]),
+        "user_peer_setup": peer_setup(res["user"]),
         "burst": burst_rows(res["burst"]),
         "burst_drain_ms": None,
         "core": [],

@@ -36,6 +36,17 @@ def user_rows(raw):
     return medians(raw, USER_IMPLS, USER_FIELDS)
 
 
+def peer_setup(raw):
+    """What a peer reported about its setup (io_uring: uring_flags,
+    uring_sq, uring_cq), per impl and N, as the guest printed it."""
+    out = {}
+    for r in raw:
+        extra = {k: v for k, v in r.items() if k.startswith("uring_")}
+        if extra and "impl" in r and "n" in r:
+            out.setdefault(r["impl"], {})[r["n"]] = extra
+    return out
+
+
 def user_impls(rows):
     seen = {r["impl"] for r in rows}
     return [i for i in USER_IMPLS if i in seen] + \
