@@ -113,7 +113,8 @@ check:
 	@MAKE='$(MAKE)' $(VM)/check.sh
 
 # Stock Debian kernel with twheel loaded, interactive shell on the serial
-# console (exit the shell to power off). KERNEL=debug for the 6.12 tree.
+# console (exit the shell to power off). KERNEL=debug-6.12, stock-6.12-rt,
+# debug-newest pick another kernel (tools/vm/lib.sh).
 shell:
 	@MAKE='$(MAKE)' $(VM)/shell.sh $(KERNEL)
 

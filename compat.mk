@@ -13,3 +13,8 @@ ccflags-y += $(call tw_probe,hrtimer.h,$(tw_pat_hrtimer_setup),-DTWHEEL_HAVE_HRT
 # timer_delete_sync() (6.2) replaces del_timer_sync() (gone in 6.15).
 tw_pat_timer_delete := int timer_delete_sync[(]
 ccflags-y += $(call tw_probe,timer.h,$(tw_pat_timer_delete),-DTWHEEL_HAVE_TIMER_DELETE)
+
+# WQ_PERCPU (6.17): per-CPU workqueues say so; 7.x warns at
+# alloc_workqueue() when neither WQ_PERCPU nor WQ_UNBOUND is given.
+tw_pat_wq_percpu := WQ_PERCPU[[:space:]]*=
+ccflags-y += $(call tw_probe,workqueue.h,$(tw_pat_wq_percpu),-DTWHEEL_HAVE_WQ_PERCPU)

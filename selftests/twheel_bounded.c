@@ -119,7 +119,7 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 	long long cap = tw_read_ll(TW_PARAMS "/max_timers_per_fd");
 	struct tw_stats s0, s1;
 	unsigned char *seen;
-	uint64_t deadline, t0;
+	uint64_t deadline, t0, margin_ms = debug_kernel() ? 12000 : 6000;
 	long armed, got, early;
 	int fd, attempt;
 
@@ -135,14 +135,25 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		early = 0;
 		fd = tw_open(O_NONBLOCK);
 		ASSERT_LE(0, fd);
-		/* Arming a million timers takes seconds under emulation. */
+		/*
+		 * Arming a million timers takes seconds under emulation, and
+		 * more on a loaded host: if the deadline passed while arming,
+		 * the burst is tried again with twice the margin.
+		 */
 		t0 = tw_now();
-		deadline = t0 + (debug_kernel() ? 12000 : 6000) * MS;
+		deadline = t0 + margin_ms * MS;
 		armed = arm_burst(fd, n, deadline);
 		ASSERT_EQ((long)n, armed);
 		printf("# armed %u timers in %llu ms\n", n,
 		       (unsigned long long)((tw_now() - t0) / MS));
-		ASSERT_LT(tw_now(), deadline);
+		if (tw_now() >= deadline) {
+			close(fd);
+			margin_ms *= 2;
+			printf("# the deadline passed while arming; margin now %llu ms\n",
+			       (unsigned long long)margin_ms);
+			s1.v[TWS_PASS_MAX_US] = UINT64_MAX;
+			continue;
+		}
 		tw_stats_read(&s0);
 		ASSERT_EQ(0, tw_write_file(TW_DBG "/stats", "reset_max"));
 		got = read_burst(fd, n, deadline, seen, &early);

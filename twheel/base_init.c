@@ -55,7 +55,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 	tw_nr_levels = levels;
 	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
 
-	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI, 0);
+	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI | TWHEEL_WQ_PERCPU, 0);
 	if (!twheel_wq)
 		return -ENOMEM;
 

@@ -61,4 +61,16 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 #define timer_container_of(var, t, field)	from_timer(var, t, field)
 #endif
 
+/*
+ * WQ_PERCPU (6.17) marks a per-CPU workqueue explicitly, ahead of unbound
+ * becoming the default; newer kernels warn when neither it nor WQ_UNBOUND is
+ * given. Before it, a workqueue without WQ_UNBOUND is per-CPU.
+ */
+#include <linux/workqueue.h>
+#ifdef TWHEEL_HAVE_WQ_PERCPU
+#define TWHEEL_WQ_PERCPU	WQ_PERCPU
+#else
+#define TWHEEL_WQ_PERCPU	0
+#endif
+
 #endif /* _TWHEEL_COMPAT_H */

@@ -54,9 +54,9 @@ echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
 # ------------------------------------------------------------ build
 t0=$(date +%s)
 tw_stage "stock kernel image" "$VM/setup.sh" stock
-kdir=$(tw_stock_headers) || tw_die "no Debian linux-headers-*-amd64"
+kdir=$(tw_stock_headers 6.1) || tw_die "no Debian linux-headers-*-amd64"
 krel=$(tw_kdir_release "$kdir")
-image=$(tw_stock_dir)/vmlinuz
+image=$(tw_stock_dir 6.1)/vmlinuz
 mod=$OUT/mod-$krel
 
 mapfile -t built < <("$VM/build-module.sh" "$kdir" "$mod")

@@ -1,40 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build (or reuse) the twheel debug test kernel: tinyconfig of Debian's
-# linux-source-6.12 plus selftests/config, cached under build/ by the hash of
-# the fragment and of this script. Prints the kernel output directory.
+# Build (or reuse) a twheel debug test kernel and print its output directory.
+#   build-kernel.sh [6.12|newest]
+#   6.12    tinyconfig of Debian's linux-source-6.12 plus selftests/config
+#   newest  tinyconfig of the newest linux-source-X.Y of Debian's development
+#           suite (tools/vm/fetch-newest.sh) plus selftests/config and
+#           selftests/config-rt (PREEMPT_RT); exit status 3 if that suite
+#           cannot be reached (the caller skips the kernel)
+# Cached under build/kernel-<version>-<hash of the fragments and this
+# script>; every requested option is checked after the merge.
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-out=$(tw_kernel_dir)
+series=${1:-6.12}
+case $series in
+6.12)
+	tw_unpack_src
+	src=$TW_SRC ver=6.12
+	fragments=("$TW_FRAGMENT")
+	;;
+newest)
+	rc=0
+	line=$("$TW_TOP/tools/vm/fetch-newest.sh") || rc=$?
+	[ "$rc" -eq 0 ] || exit "$rc"
+	read -r ver src <<<"$line"
+	fragments=("$TW_FRAGMENT" "$TW_FRAGMENT_RT")
+	;;
+*) tw_die "usage: $0 [6.12|newest]" ;;
+esac
+
+out=$(tw_kernel_dir "$ver" "${fragments[@]}")
 if [ -f "$out/.twheel-built" ]; then
 	tw_log "test kernel: reusing cached $out"
 	echo "$out"
 	exit 0
 fi
 
-if [ ! -f "$TW_SRC/Makefile" ]; then
-	[ -f "$TW_SRC_TARBALL" ] || tw_die "$TW_SRC_TARBALL missing (apt-get install linux-source-6.12)"
-	tw_log "unpacking $TW_SRC_TARBALL"
-	rm -rf "$TW_SRC.tmp"
-	mkdir -p "$TW_SRC.tmp"
-	tar -xf "$TW_SRC_TARBALL" -C "$TW_SRC.tmp" --strip-components=1
-	mv "$TW_SRC.tmp" "$TW_SRC"
-fi
-
 rm -rf "$out"
 mkdir -p "$out"
-kmake() { make -C "$TW_SRC" O="$out" ARCH=x86_64 "$@"; }
+kmake() { make -C "$src" O="$out" ARCH=x86_64 "$@"; }
 
-tw_log "configuring: tinyconfig + $TW_FRAGMENT"
+tw_log "configuring $ver: tinyconfig + ${fragments[*]##*/}"
 kmake -s tinyconfig
-"$TW_SRC/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$TW_FRAGMENT" >"$out/merge.log"
+"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${fragments[@]}" \
+	>"$out/merge.log"
 kmake -s olddefconfig
 
-# merge_config drops options whose dependencies are unmet: check each one.
-missing=0
+# merge_config drops options whose dependencies are unmet: check each one,
+# as the last fragment that names it sets it.
+wanted=$(cat "${fragments[@]}" |
+	sed -nE 's/^(CONFIG_[A-Za-z0-9_]+)=.*/\1 &/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 &/p' |
+	awk '{ last[$1] = $0 } END { for (k in last) print last[k] }' | cut -d' ' -f2-)
+missing=0 n=0
 while IFS= read -r line; do
+	n=$((n + 1))
 	case "$line" in
 	CONFIG_*=*)
 		grep -qxF "$line" "$out/.config" || {
@@ -51,11 +71,11 @@ while IFS= read -r line; do
 		fi
 		;;
 	esac
-done <"$TW_FRAGMENT"
+done <<<"$wanted"
 [ "$missing" -eq 0 ] || tw_die "$missing requested config option(s) did not end up set"
-tw_log "config: all $(grep -c '^CONFIG_\|^# CONFIG_.* is not set' "$TW_FRAGMENT") requested options verified"
+tw_log "config: all $n requested options verified"
 
-tw_log "building bzImage and modules with $(nproc) jobs (minutes)"
+tw_log "building $ver bzImage and modules with $(nproc) jobs (minutes)"
 kmake -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	tw_die "kernel build failed (log: $out/build.log)"

@@ -1,11 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make check`: build everything and run the tests in VMs, on
-#   debug  the 6.12 test kernel (KASAN, lockdep, kmemleak, KUnit...; built and
-#          cached by tools/vm/build-kernel.sh): KUnit + selftests + checks
-#   stock  Debian's own kernel matching linux-headers-*-amd64 (no KUnit):
-#          selftests + load/unload checks
-# $KERNELS (or $TW_KERNELS) picks a subset, e.g. KERNELS=stock. Boot limits:
+#   debug-6.12     the 6.12 test kernel (KASAN, lockdep, kmemleak, KUnit...;
+#                  built and cached by tools/vm/build-kernel.sh): KUnit +
+#                  selftests + checks
+#   debug-newest   the same on the newest kernel of Debian's development
+#                  suite, with PREEMPT_RT (skipped if the suite is unreachable)
+#   stock-6.1      Debian 12's own kernel (no KUnit): selftests + load/unload
+#   stock-6.12-rt  Debian 12's PREEMPT_RT 6.12 kernel, likewise
+# (see tw_select_kernel in lib.sh). Each prints its own counts line.
+# $KERNELS (or $TW_KERNELS) picks a subset, e.g. KERNELS=stock-6.1 ("debug"
+# and "stock" mean debug-6.12 and stock-6.1). Boot limits:
 # $TW_TIMEOUT_DEBUG (default 1200 s) and $TW_TIMEOUT_STOCK (600 s).
 # The last line of output is "twheel: N passed, N failed, N skipped", summed
 # over the kernels; the exit status is 1 if anything failed.
@@ -14,7 +19,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VM=$TW_TOP/tools/vm
-kernels=${KERNELS:-${TW_KERNELS:-debug stock}}
+kernels=${KERNELS:-${TW_KERNELS:-$TW_KERNELS_ALL}}
 passed=0 failed=0 skipped=0
 t_start=$(date +%s)
 
@@ -40,26 +45,23 @@ tw_stage "userspace: selftests, twheelctl, uapi header check" \
 
 kunit_py=$TW_SRC/tools/testing/kunit/kunit.py
 for k in $kernels; do
-	case $k in
-	debug)
-		kdir=$(tw_stage "debug kernel: tinyconfig + selftests/config (cached)" \
-			"$VM/build-kernel.sh") || { stage_failed "debug kernel build"; continue; }
-		image=$kdir/arch/x86/boot/bzImage
-		limit=${TW_TIMEOUT_DEBUG:-1200}
-		;;
-	stock)
-		kdir=$(tw_stock_headers) || { stage_failed "no stock kernel headers"; continue; }
-		image=$(tw_stock_dir)/vmlinuz
-		limit=${TW_TIMEOUT_STOCK:-600}
-		;;
-	*)
-		stage_failed "unknown kernel '$k' in KERNELS (debug, stock)"
+	k=$(tw_kind "$k")
+	rc=0
+	tw_stage "$k: kernel (cached)" tw_select_kernel "$k" || rc=$?
+	if [ "$rc" -eq 3 ]; then
+		# Not had here (the development suite unreachable): one skip,
+		# never a pass.
+		tw_log "SKIPPED: $k: kernel not available"
+		echo "twheel[$k]: 0 passed, 0 failed, 1 skipped"
+		skipped=$((skipped + 1))
 		continue
-		;;
-	esac
+	elif [ "$rc" -ne 0 ]; then
+		stage_failed "$k: kernel"
+		continue
+	fi
 	krel=$(tw_kdir_release "$kdir")
-	name=$k-$krel
-	tw_log "=== $name: $kdir"
+	name=$k
+	tw_log "=== $name ($krel): $kdir"
 
 	mapfile -t kos < <(tw_stage "$name: build modules in build/mod-$krel" \
 		"$VM/build-module.sh" "$kdir" "$TW_BUILD/mod-$krel")

@@ -4,8 +4,9 @@
 # twheelctl: info, one-shot timers (relative and absolute), fixed rate vs
 # fixed delay, cancel and query, errors, a few thousand timers on every CPU,
 # and the statistics table. The guest powers off when the scenario is done.
-#   demo.sh [stock|debug]   (default stock: Debian's own kernel matching the
-#                            installed linux-headers-*-amd64)
+#   demo.sh [KIND]   a kernel of tw_select_kernel (lib.sh): stock-6.1 (the
+#                    default; "stock"), stock-6.12-rt, debug-6.12 ("debug"),
+#                    debug-newest
 # Reuses the pipeline: setup.sh, build-module.sh, mkinitramfs.sh (the
 # scenario is installed as the twmode=demo hook) and run-qemu.sh. Output of
 # the guest is shown live; logs in build/logs/demo-<release>.*.log.

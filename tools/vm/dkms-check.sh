@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TW_TOP/dkms.conf")
-rel=$(tw_stock_release) || tw_die "no linux-headers-*-amd64 installed"
+rel=$(tw_stock_release 6.1) || tw_die "no linux-headers-6.1.0-*-amd64 installed"
 command -v dkms >/dev/null || tw_die "dkms missing (apt-get install dkms)"
 src=/usr/src/twheel-$ver
 

@@ -6,7 +6,11 @@ TW_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TW_BUILD=${TW_BUILD:-$TW_TOP/build}
 TW_SRC_TARBALL=${TW_SRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 TW_SRC=$TW_BUILD/src-6.12
+# Kernel config fragments (used by build-kernel.sh).
+# shellcheck disable=SC2034
 TW_FRAGMENT=$TW_TOP/selftests/config
+# shellcheck disable=SC2034
+TW_FRAGMENT_RT=$TW_TOP/selftests/config-rt
 
 tw_log() { printf '[twheel %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 tw_die() { tw_log "ERROR: $*"; exit 1; }
@@ -23,25 +27,53 @@ tw_stage() {
 	return $rc
 }
 
-# Directory of the cached debug test kernel, keyed by the fragment's hash.
+# tw_kernel_dir VERSION FRAGMENT...: directory of a cached debug test
+# kernel, keyed by its version and the hash of its fragments and of the
+# build script.
 tw_kernel_dir() {
-	local h
-	h=$(cat "$TW_FRAGMENT" "$TW_TOP/tools/vm/build-kernel.sh" | sha256sum | cut -c1-12)
-	echo "$TW_BUILD/kernel-6.12-$h"
+	local ver=$1 h
+	shift
+	h=$(cat "$@" "$TW_TOP/tools/vm/build-kernel.sh" | sha256sum | cut -c1-12)
+	echo "$TW_BUILD/kernel-$ver-$h"
 }
 
-# Debian's stock kernel: headers dir and the unpacked image.
+# Debian's stock kernels, each named explicitly by its flavour, so that
+# installing some other headers package never changes which kernel a kind
+# means:
+#   6.1      Debian 12's own kernel: linux-headers-6.1.0-<abi>-amd64
+#   6.12-rt  the PREEMPT_RT 6.12 kernel of Debian 12's security suite:
+#            linux-headers-6.12.<n>+deb12-rt-amd64
+# tw_stock_pattern FLAVOUR: the package/directory name as an ERE.
+tw_stock_pattern() {
+	case $1 in
+	6.1) echo '^linux-headers-6\.1\.0-[0-9]+-amd64$' ;;
+	6.12-rt) echo '^linux-headers-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
+	*) tw_die "unknown stock kernel flavour '$1' (6.1, 6.12-rt)" ;;
+	esac
+}
+
+# tw_stock_headers FLAVOUR: the newest installed headers dir of that flavour.
 tw_stock_headers() {
-	local d
-	d=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | sort -V | tail -n 1)
+	local d pat
+	pat=$(tw_stock_pattern "$1")
+	d=$(find /usr/src -maxdepth 1 -name 'linux-headers-*' -printf '%f\n' |
+		grep -E "$pat" | sort -V | tail -n 1)
 	[ -n "$d" ] || return 1
-	echo "$d"
+	echo "/usr/src/$d"
 }
 
-tw_stock_release() { basename "$(tw_stock_headers)" | sed 's/^linux-headers-//'; }
+tw_stock_release() {
+	local d
+	d=$(tw_stock_headers "$1") || return 1
+	basename "$d" | sed 's/^linux-headers-//'
+}
 
 # Directory holding the unpacked stock image (build/stock-<release>/vmlinuz).
-tw_stock_dir() { echo "$TW_BUILD/stock-$(tw_stock_release)"; }
+tw_stock_dir() {
+	local rel
+	rel=$(tw_stock_release "$1") || return 1
+	echo "$TW_BUILD/stock-$rel"
+}
 
 # Unpack Debian's linux-source-6.12 into $TW_SRC (KUnit parser, kselftest
 # harness, and the test kernel's source). Cached.
@@ -84,19 +116,54 @@ if [ "$(basename "$0")" = build-kernel.sh ]; then
 	fi
 fi
 
-# tw_select_kernel stock|debug: set kdir (module build tree) and image
-# (kernel to boot) for Debian's stock kernel or the debug test kernel.
-tw_select_kernel() {
+# The kernels `make check` knows, each named by kind and version:
+#   debug-6.12     tinyconfig of Debian's linux-source-6.12 + selftests/config
+#   debug-newest   the newest linux-source of Debian's development suite,
+#                  + selftests/config + selftests/config-rt (PREEMPT_RT)
+#   stock-6.1      Debian 12's stock kernel
+#   stock-6.12-rt  Debian 12's stock PREEMPT_RT 6.12 kernel
+# "debug" and "stock" are accepted for debug-6.12 and stock-6.1.
+TW_KERNELS_ALL="debug-6.12 debug-newest stock-6.1 stock-6.12-rt"
+
+tw_kind() {
 	case $1 in
-	stock)
-		kdir=$(tw_stock_headers)
-		image=$(tw_stock_dir)/vmlinuz
-		;;
-	debug)
-		kdir=$("$TW_TOP/tools/vm/build-kernel.sh")
-		image=$kdir/arch/x86/boot/bzImage
-		;;
-	*) tw_die "usage: $0 [stock|debug]" ;;
+	debug) echo debug-6.12 ;;
+	stock) echo stock-6.1 ;;
+	*) echo "$1" ;;
 	esac
-	export kdir image
+}
+
+# tw_select_kernel KIND: set kdir (module build tree), image (kernel to
+# boot) and limit (boot time limit, s). Returns 3 if the kernel cannot be
+# had here (the development suite unreachable): the caller skips it.
+tw_select_kernel() {
+	local rc=0 kind fl
+	kind=$(tw_kind "$1")
+	case $kind in
+	stock-6.1 | stock-6.12-rt)
+		fl=${kind#stock-}
+		kdir=$(tw_stock_headers "$fl") || {
+			tw_log "no stock $fl headers in /usr/src (make setup)"
+			return 1
+		}
+		image=$(tw_stock_dir "$fl")/vmlinuz
+		limit=${TW_TIMEOUT_STOCK:-600}
+		;;
+	debug-6.12)
+		kdir=$("$TW_TOP/tools/vm/build-kernel.sh" 6.12) || return 1
+		image=$kdir/arch/x86/boot/bzImage
+		limit=${TW_TIMEOUT_DEBUG:-1200}
+		;;
+	debug-newest)
+		kdir=$("$TW_TOP/tools/vm/build-kernel.sh" newest) || rc=$?
+		[ "$rc" -eq 0 ] || return "$rc"
+		image=$kdir/arch/x86/boot/bzImage
+		limit=${TW_TIMEOUT_DEBUG:-1200}
+		;;
+	*)
+		tw_log "unknown kernel '$kind' (one of: $TW_KERNELS_ALL)"
+		return 1
+		;;
+	esac
+	export kdir image limit
 }

@@ -38,7 +38,7 @@ KERNEL_BAD = re.compile(
     r'inconsistent lock state|possible recursive locking|ODEBUG:|\bOops\b|'
     r'Call Trace|unreferenced object|Kernel panic|general protection fault|'
     r'kernel BUG at|INFO: task .* blocked for more than|'
-    r'rcu: INFO: .* detected stalls|list_(add|del) corruption')
+    r'rcu: INFO: .*detected stall|list_(add|del) corruption')
 # Stack dumps that come with expected events, not bugs: a test that drives a
 # memory cgroup into its OOM killer, fault injection (failslab...) with its
 # "verbose" knob at 2. Only the Call Trace that follows one is excused.
@@ -308,7 +308,7 @@ def main():
         print(l)
     for f in total.failures:
         print(f'  FAILED: {f}')
-    print(f'twheel[{uname}]: {total}')
+    print(f'twheel[{args.label} {uname}]: {total}')
     if args.counts:
         with open(args.counts, 'w', encoding='utf-8') as f:
             f.write(f'{total.passed} {total.failed} {total.skipped}\n')

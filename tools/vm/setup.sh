@@ -5,8 +5,9 @@
 #   setup.sh [packages|source|stock|all]   (default: all)
 #     packages  apt-get install whatever is missing from TW_PACKAGES
 #     source    unpack Debian's linux-source-6.12 into build/src-6.12
-#     stock     fetch and unpack Debian's stock kernel image matching the
-#               installed linux-headers-*-amd64 into build/ (never installed)
+#     stock     install the newest PREEMPT_RT 6.12 headers of Debian 12, fetch
+#               and unpack the stock 6.1 and 6.12-rt images matching the
+#               installed headers into build/ (never installed)
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,10 +37,39 @@ setup_source() {
 	tw_unpack_src
 }
 
+# tw_apt_newest ERE: the newest package of Debian 12's archive (the
+# system's sources) whose name matches ERE; refreshes the lists once if
+# they know none.
+tw_apt_newest() {
+	local p
+	p=$(apt-cache search --names-only "$1" | cut -d' ' -f1 | grep -E "$1" | sort -V | tail -n 1)
+	if [ -z "$p" ] && [ "$(id -u)" -eq 0 ]; then
+		apt-get update -q >&2
+		p=$(apt-cache search --names-only "$1" | cut -d' ' -f1 | grep -E "$1" | sort -V | tail -n 1)
+	fi
+	echo "$p"
+}
+
+# The PREEMPT_RT 6.12 headers: the newest linux-headers-6.12.*+deb12-rt-amd64
+# of Debian 12's security suite (it pulls its -common-rt and linux-kbuild).
+setup_rt_headers() {
+	local pkg
+	pkg=$(tw_apt_newest "$(tw_stock_pattern 6.12-rt)")
+	[ -n "$pkg" ] || tw_die "no linux-headers-6.12.*+deb12-rt-amd64 in the archive"
+	if dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
+		return 0
+	fi
+	[ "$(id -u)" -eq 0 ] || tw_die "$pkg missing; run as root or install it"
+	tw_log "packages: installing $pkg (PREEMPT_RT stock kernel headers)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$pkg"
+}
+
+# setup_stock FLAVOUR: fetch and unpack the stock image matching the
+# installed headers of FLAVOUR into build/stock-<release>/ (never installed).
 setup_stock() {
 	local rel pkg dir deb
-	rel=$(tw_stock_release) || tw_die "no /usr/src/linux-headers-*-amd64 (install linux-headers-amd64)"
-	dir=$(tw_stock_dir)
+	rel=$(tw_stock_release "$1") || tw_die "no stock $1 headers in /usr/src"
+	dir=$(tw_stock_dir "$1")
 	if [ -f "$dir/vmlinuz" ]; then
 		tw_log "stock kernel: reusing $dir/vmlinuz ($rel)"
 		return 0
@@ -70,11 +100,17 @@ what=${1:-all}
 case "$what" in
 packages) setup_packages ;;
 source) setup_source ;;
-stock) setup_stock ;;
+stock)
+	setup_rt_headers
+	setup_stock 6.1
+	setup_stock 6.12-rt
+	;;
 all)
 	setup_packages
 	setup_source
-	setup_stock
+	setup_rt_headers
+	setup_stock 6.1
+	setup_stock 6.12-rt
 	;;
 *) tw_die "usage: $0 [packages|source|stock|all]" ;;
 esac

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make shell`: boot a kernel with the twheel module(s) loaded and give an
 # interactive busybox shell on the serial console (this terminal).
-#   shell.sh [stock|debug]   (default stock: Debian's kernel matching the
-#                             installed linux-headers-*-amd64)
+#   shell.sh [KIND]   a kernel of tw_select_kernel (lib.sh): stock-6.1 (the
+#                     default; "stock"), stock-6.12-rt, debug-6.12 ("debug"),
+#                     debug-newest
 # Leave with `exit` (powers off) or Ctrl-a x.
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh

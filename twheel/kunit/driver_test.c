@@ -44,7 +44,8 @@ TWHEEL_IMPORT_KUNIT_NS();
 #define TWT_LATE_MAX_NS		(500 * NSEC_PER_MSEC)
 /* Upper bound on any wait for a callback. */
 #define TWT_TIMEOUT_MS		10000
-#define TWT_MS			NSEC_PER_MSEC
+/* u64: ten seconds in ns does not fit a 32-bit long. */
+#define TWT_MS			((u64)NSEC_PER_MSEC)
 
 static u64 twt_late_max(void)
 {
