@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: build what is needed, run the three tiers, report.
-#   tools/bench/run.sh          default run (about 13 minutes on 2 busy host
+#   tools/bench/run.sh          default run (13-25 minutes on 2 busy host
 #                               cores)
 #   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
-#                               no scale test (about 2 minutes)
+#                               no scale test (2-3 minutes)
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
 # guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
