@@ -24,7 +24,7 @@ echo "RESULT info $(tr '\n' ' ' </sys/kernel/debug/twheel_bench/info)"
 echo "$CPU" >/sys/module/twheel_bench/parameters/bench_cpu
 
 # Lift twheel's caps on pending timers for the userspace and scale runs.
-for p in max_timers max_timers_per_fd; do
+for p in max_timers max_timers_per_fd max_timers_per_user; do
 	[ -w "$PARAMS/$p" ] && echo 100000000 >"$PARAMS/$p"
 done
 
@@ -70,10 +70,14 @@ if [ "$BIG_N" -gt 0 ]; then
 	done
 fi
 
-# Tier 2: userspace, on the same CPU, interleaved like tier 1.
+# Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
+# twheel-ubench knows (its peer table), in an order rotating per repetition.
+PEERS=$(twheel-ubench peers | tr '\n' ' ')
+log "userspace peers: $PEERS"
 user_run() { # N REP
 	ROT=$2
-	for impl in $(rotate twheel_single twheel_batch timerfd posix); do
+	# shellcheck disable=SC2086
+	for impl in $(rotate $PEERS); do
 		taskset -c "$CPU" twheel-ubench ops "$impl" "$1" $(($2 + 1)) |
 			sed "s/^RESULT user /RESULT user rep=$2 /"
 	done

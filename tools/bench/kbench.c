@@ -12,7 +12,10 @@
  *
  * Reading ctl gives the result of the last command as one line of
  * key=value pairs (costs in ns per operation); reading info gives the sizes
- * of the timer structures and the clock geometry.
+ * of the timer structures and the clock geometry; reading busy gives the
+ * busy (neither idle nor iowait) time of all online CPUs since boot, in us
+ * (the userspace bench's whole-lifecycle CPU time: /proc/stat counts in
+ * 10 ms units).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -223,6 +226,22 @@ static int kb_info_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kb_info);
 
+static int kb_busy_show(struct seq_file *m, void *v)
+{
+	u64 busy = 0, b;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		b = kb_busy_us(cpu);
+		if (b == U64_MAX)
+			return -EOPNOTSUPP;
+		busy += b;
+	}
+	seq_printf(m, "busy_us %llu cpus %u\n", busy, num_online_cpus());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kb_busy);
+
 static int __init kb_init(void)
 {
 	int ret = kb_run_init();
@@ -232,6 +251,7 @@ static int __init kb_init(void)
 	kb_dir = debugfs_create_dir("twheel_bench", NULL);
 	debugfs_create_file("ctl", 0600, kb_dir, NULL, &kb_ctl_fops);
 	debugfs_create_file("info", 0400, kb_dir, NULL, &kb_info_fops);
+	debugfs_create_file("busy", 0400, kb_dir, NULL, &kb_busy_fops);
 	return 0;
 }
 module_init(kb_init);

@@ -73,5 +73,6 @@ int kb_run(struct kb_result *res);
 int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res);
 void kb_scale_release(struct kb_result *res);
 size_t kb_timer_size(enum kb_impl impl);
+u64 kb_busy_us(int cpu);
 
 #endif /* _TWHEEL_KBENCH_H */

@@ -411,14 +411,19 @@ out:
 	return ret;
 }
 
-/* Busy (not idle) time of @cpu so far, in us; U64_MAX if not tracked. */
-static u64 kb_busy_us(int cpu)
+/*
+ * Busy time of @cpu so far, in us: neither idle nor in iowait (an idle CPU
+ * is accounted as iowait while a task that sleeps on it waits for I/O, and
+ * io_uring's waits count as I/O); U64_MAX if not tracked.
+ */
+u64 kb_busy_us(int cpu)
 {
 	u64 idle = get_cpu_idle_time_us(cpu, NULL);
+	u64 iowait = get_cpu_iowait_time_us(cpu, NULL);
 
-	if (idle == (u64)-1)
+	if (idle == (u64)-1 || iowait == (u64)-1)
 		return U64_MAX;
-	return div_u64(ktime_get_ns(), NSEC_PER_USEC) - idle;
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC) - idle - iowait;
 }
 
 /*

@@ -10,30 +10,17 @@ Only measured values are reported: a figure that was not measured is absent
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 from collections import defaultdict
 
+from report_user import (USER_IMPLS, burst_drain_ms, burst_rows,
+                         check_user_targets, md_user, peer_setup, plot_user,
+                         print_user, user_rows)
+from report_util import (Targets, fmt, get, gnuplot, md_table, medians, num,
+                         parse_kv, ratio, table, write_series)
+
 KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer", "delayed_work",
                 "timer_list_work"]
-USER_IMPLS = ["twheel_single", "twheel_batch", "timerfd", "posix"]
-
-
-def parse_kv(text):
-    out = {}
-    for tok in text.split():
-        if "=" in tok:
-            k, v = tok.split("=", 1)
-            out[k] = v
-    return out
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def read_results(path):
@@ -75,75 +62,6 @@ def read_core(path):
                 except json.JSONDecodeError:
                     pass
         return rows
-
-
-def medians(rows, impls, fields):
-    """Median over repetitions of each field, per (impl, n)."""
-    groups = defaultdict(list)
-    for r in rows:
-        if "n" in r and "impl" in r:
-            groups[(r["impl"], int(r["n"]))].append(r)
-    out = []
-    order = {name: i for i, name in enumerate(impls)}
-    for (impl, n), grp in sorted(groups.items(),
-                                 key=lambda x: (x[0][1], order.get(x[0][0], 99))):
-        row = {"impl": impl, "n": n, "reps": len(grp)}
-        for f in fields:
-            vals = [num(g.get(f)) for g in grp if num(g.get(f)) is not None]
-            row[f] = round(statistics.median(vals), 2) if vals else None
-        out.append(row)
-    return out
-
-
-def get(rows, impl, n, field):
-    for r in rows:
-        if r["impl"] == impl and r["n"] == n:
-            return r.get(field)
-    return None
-
-
-def ratio(a, b):
-    if a is None or b is None or b == 0:
-        return None
-    return a / b
-
-
-def fmt(v, nd=1):
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.{nd}f}"
-    return str(v)
-
-
-def table(title, rows, impls, fields, base, peers):
-    """Print per-N tables of every field, with base/peer ratios."""
-    print(f"\n== {title}")
-    ns = sorted({r["n"] for r in rows})
-    for f in fields:
-        head = [f"{'N':>9}"] + [f"{i:>14}" for i in impls] + \
-               [f"{base + '/' + p:>24}" for p in peers]
-        print(f"-- {f}")
-        print(" ".join(head))
-        for n in ns:
-            cells = [f"{n:>9}"]
-            for i in impls:
-                cells.append(f"{fmt(get(rows, i, n, f)):>14}")
-            for p in peers:
-                r = ratio(get(rows, base, n, f), get(rows, p, n, f))
-                cells.append(f"{fmt(r, 2):>24}")
-            print(" ".join(cells))
-
-
-class Targets:
-    def __init__(self):
-        self.items = []
-
-    def add(self, name, met, measured):
-        state = "not measured" if met is None else ("met" if met else "missed")
-        self.items.append({"target": name, "status": state,
-                           "measured": measured})
-        print(f"  [{state:>12}] {name}: {measured}")
 
 
 def arm_breakdown(ik):
@@ -282,18 +200,9 @@ def check_targets(data):
     else:
         t.add("core arm/cancel instructions flat in N and below the heap's", None,
               "core tier did not run")
+    print("\n== Targets of issue 10: the ring against the userspace peers")
+    check_user_targets(data, t)
     return t.items
-
-
-def gnuplot(script, cwd):
-    try:
-        subprocess.run(["gnuplot"], input=script, text=True, cwd=cwd,
-                       check=True, capture_output=True)
-        return True
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"report: gnuplot failed: {getattr(e, 'stderr', e)}",
-              file=sys.stderr)
-        return False
 
 
 def plot_costs(data, out):
@@ -303,20 +212,12 @@ def plot_costs(data, out):
                                  ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns"]),
                                 ("user", USER_IMPLS,
                                  ["arm_ns", "cancel_ns", "deliver_ns",
-                                  "kmem_bytes_per_timer"]),
+                                  "cpu_ns", "kmem_bytes_per_timer"]),
                                 ("core", sorted({r["impl"] for r in data["core"]}),
                                  ["arm_instr", "cancel_instr", "expire_instr"])):
         rows = data[tier]
         for f in fields:
-            series = []
-            for impl in impls:
-                pts = sorted((int(r["n"]), num(r.get(f))) for r in rows
-                             if r["impl"] == impl and num(r.get(f)))
-                if pts:
-                    name = f"{tier}-{f}-{impl}.dat"
-                    with open(os.path.join(out, "plot", name), "w") as fh:
-                        fh.writelines(f"{n} {v}\n" for n, v in pts)
-                    series.append((impl, name))
+            series = write_series(rows, impls, f, out, tier)
             if series:
                 panels.append((f"{tier}: {f}", series))
     if not panels:
@@ -357,18 +258,6 @@ def plot_lateness(data, out):
     return "lateness.png" if gnuplot("\n".join(s) + "\n", out) else None
 
 
-def md_table(rows, impls, field, base, peers, nd=1):
-    ns = sorted({r["n"] for r in rows})
-    head = ["N"] + impls + [f"{base}/{p}" for p in peers]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for n in ns:
-        cells = [f"{n:g}"] + [fmt(get(rows, i, n, field), nd) for i in impls]
-        cells += [fmt(ratio(get(rows, base, n, field), get(rows, p, n, field)), 2)
-                  for p in peers]
-        out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
 def write_markdown(data, path):
     """A README "Results" section from this run's figures only."""
     e = data["environment"]
@@ -395,12 +284,7 @@ def write_markdown(data, path):
                   "| N | ktime_get_ns() alone | arm, relative | arm, absolute "
                   "| timer_list arm | absolute/timer_list |",
                   "|---|---|---|---|---|---|"] + rows + [""]
-    if data["user"]:
-        L += ["### Userspace, ns per timer (median); kernel bytes per timer", ""]
-        for f in ("arm_ns", "cancel_ns", "deliver_ns", "deliver_awake_ns",
-                  "kmem_bytes_per_timer"):
-            L += [f"**{f}**", "", md_table(data["user"], USER_IMPLS, f,
-                                          "twheel_batch", ["timerfd", "posix"]), ""]
+    L += md_user(data)
     if data["core"]:
         impls = sorted({r["impl"] for r in data["core"]})
         w = [i for i in impls if "heap" not in i] or impls
@@ -416,7 +300,9 @@ def write_markdown(data, path):
         L.append("")
     L += [f"Idle: {fmt(data['idle_wakeups_per_s'], 2)} twheel wake-ups/s with nothing "
           f"pending, {fmt(data['idle_wakeups_per_s_one_timer_1h'], 2)}/s with one "
-          "timer 1 h away.", "",
+          "timer 1 h away; the idle guest was busy "
+          f"{fmt(data['idle_busy_ns_per_s'] and data['idle_busy_ns_per_s'] / 1e3)} "
+          "us per second (all vCPUs: the background in every cpu_ns).", "",
           f"sizeof(struct twheel_timer) = {data['timer_struct_bytes']} bytes ("
           + ", ".join(f"{k} {v}" for k, v in data["timer_struct_bytes_peers"].items())
           + ").", ""]
@@ -441,11 +327,6 @@ def main():
     a = ap.parse_args()
 
     res = read_results(a.results)
-    for r in res["user"]:
-        d, f = num(r.get("deliver_ns")), num(r.get("first_us"))
-        if d is not None and f is not None:
-            # delivery once the reader is awake: without the wake-up latency
-            r["deliver_awake_ns"] = str(d - f * 1000 / int(r["n"]))
     os.makedirs(os.path.join(a.out, "plot"), exist_ok=True)
     env = res["env"][0] if res["env"] else {}
     idle = res["idle"][0] if res["idle"] else {}
@@ -464,14 +345,15 @@ def main():
                             ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns",
                              "batch_ns", "fire_delay_ns", "pattern_ops",
                              "arm_abs_ns", "clock_ns"]),
-        "user": medians(res["user"], USER_IMPLS,
-                        ["arm_ns", "cancel_ns", "deliver_ns",
-                         "kmem_bytes_per_timer", "first_us",
-                         "deliver_awake_ns"]),
+        "user": user_rows(res["user"]),
+        "user_peer_setup": peer_setup(res["user"]),
+        "burst": burst_rows(res["burst"]),
+        "burst_drain_ms": None,
         "core": [],
         "accuracy": [],
         "idle_wakeups_per_s": num(idle.get("wakeups_per_s_none")),
         "idle_wakeups_per_s_one_timer_1h": num(idle.get("wakeups_per_s_one_1h")),
+        "idle_busy_ns_per_s": num(idle.get("busy_ns_per_s")),
         "timer_struct_bytes": None,
         "timer_struct_bytes_peers": {},
         "scale": [],
@@ -526,11 +408,7 @@ def main():
               ["arm_ns", "cancel_ns", "pattern_ns", "expire_ns"], "twheel",
               ["timer_list", "hrtimer"])
     if data["user"]:
-        table("Tier 2: userspace, ns per timer (median of reps); kmem in bytes",
-              data["user"], USER_IMPLS,
-              ["arm_ns", "cancel_ns", "deliver_ns", "deliver_awake_ns",
-               "kmem_bytes_per_timer"],
-              "twheel_batch", ["timerfd", "posix"])
+        print_user(data)
     if data["core"]:
         impls = sorted({r["impl"] for r in data["core"]})
         wheel = [i for i in impls if "heap" not in i]
@@ -553,8 +431,10 @@ def main():
               f"({r['mem_bytes_per_timer']} B/timer incl. the caller's struct), "
               f"arm {fmt(r['arm_ns'])} ns ({r['arm_per_s']}/s), cancel {fmt(r['cancel_ns'])} ns")
 
+    data["burst_drain_ms"] = burst_drain_ms(data["burst"])
     data["targets"] = check_targets(data)
-    data["plots"] = [p for p in (plot_costs(data, a.out), plot_lateness(data, a.out)) if p]
+    data["plots"] = [p for p in (plot_costs(data, a.out), plot_user(data, a.out),
+                                 plot_lateness(data, a.out)) if p]
     write_markdown(data, os.path.join(a.out, "RESULTS.md"))
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(data, f, indent=1)

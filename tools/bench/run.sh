@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: build what is needed, run the three tiers, report.
-#   tools/bench/run.sh          default run (about 15 minutes on 2 host cores)
+#   tools/bench/run.sh          default run (13-25 minutes on 2 busy host
+#                               cores)
 #   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
-#                               no scale test (about 3 minutes)
+#                               no scale test (2-3 minutes)
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
 # guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
@@ -78,9 +79,13 @@ if [ ! -f "$mod/twheel_bench.ko" ] || [ ${#kos[@]} -lt 2 ]; then
 	kos=("$mod/twheel.ko" "$mod/tools/bench/twheel_bench.ko")
 fi
 
-tw_log "userspace: twheel-ubench (static)"
+# Peers: liburing (liburing-dev) and libuv (libuv1-dev's libuv_a.a), both
+# static: the guest is a busybox initramfs without a dynamic loader.
+tw_log "userspace: twheel-ubench (static, liburing + libuv)"
 ${CC:-gcc} -Wall -Wextra -O2 -I uapi -o "$OUT/twheel-ubench" \
-	"$BENCH/ubench.c" "$BENCH/ubench_acc.c" -static -pthread
+	"$BENCH"/ubench_*.c -static -pthread -luring -luv_a -ldl \
+	2> >(grep -vE 'statically linked applications|: in function' >&2) ||
+	tw_die "twheel-ubench build failed (liburing-dev, libuv1-dev: make setup)"
 
 initrd=$OUT/initramfs-$krel.cpio.gz
 TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf" \

@@ -1,8 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel-ubench: userspace benchmark of /dev/twheel against timerfd and
- * POSIX timers. Shared helpers of ubench.c (per-operation costs and kernel
- * memory) and ubench_acc.c (accuracy and idle wake-ups).
+ * twheel-ubench: userspace benchmark of /dev/twheel against the timers
+ * programs use from userspace (timerfd, POSIX timers, io_uring timeouts,
+ * libuv). Documentation/bench.rst says what each timed path includes.
+ *
+ * Files, each with one job, in one direction (no file calls back into one
+ * that calls it):
+ *
+ *	ubench_main.c		main(): picks a mode
+ *	ubench_ops.c		the ops mode: the peer table and the driver that
+ *				times arm, cancel, delivery, memory and CPU
+ *	ubench_<peer>.c		one struct ub_peer each: how that peer arms,
+ *				cancels and consumes N timers, nothing timed
+ *	ubench_acc.c		the accuracy and idle modes
+ *	ubench_common.c		helpers for all of the above
+ *
+ * A new peer is one more ubench_<peer>.c defining a struct ub_peer and one
+ * more line in ub_peers[] (ubench_ops.c).
  *
  * Every result is printed as one line "RESULT kind key=value ..." on stdout;
  * tools/bench/report.py collects them.
@@ -19,6 +33,67 @@
 #define UB_SPAN_NS	3600000000000ULL	/* 1 h */
 #define UB_DEV		"/dev/twheel"
 #define UB_STATS	"/sys/kernel/debug/twheel/stats"
+#define UB_BUSY		"/sys/kernel/debug/twheel_bench/busy"
+#define UB_EVENTS	4096	/* events consumed per read/epoll_wait/peek */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * One run of one peer: N timers, their deadlines and the phase they belong
+ * to. The driver fills @dl, @abs, @order and @gen before each phase; the
+ * peer counts what it consumed with ub_got().
+ *
+ * @n:		timers
+ * @dl:		deadlines, CLOCK_MONOTONIC ns: relative to the arm call, or
+ *		absolute when @abs is set
+ * @abs:	@dl is absolute
+ * @order:	cancel order: a permutation of 0..@n-1
+ * @gen:	phase number; peers that can tag an expiration with it count
+ *		only those of the current phase
+ * @got:	expirations of this phase consumed so far
+ * @first:	ub_now() when the first of them was consumed
+ * @priv:	the peer's own state (setup to teardown)
+ */
+struct ub_run {
+	unsigned long	n;
+	uint64_t	*dl;
+	int		abs;
+	uint32_t	*order;
+	uint32_t	gen;
+	unsigned long	got;
+	uint64_t	first;
+	void		*priv;
+};
+
+/*
+ * How one peer arms, cancels and consumes timers. Nothing here reads the
+ * clock for the measurement: ubench_ops.c times each call.
+ *
+ * @name:	the impl column of the results
+ * @setup:	untimed: per-run state (files, rings, loops, fds to re-arm)
+ * @arm:	arm timer i for @dl[i], for every i < @n
+ * @cancel:	cancel every pending timer, in @order
+ * @consume:	return once all @n timers of phase @gen expired and were
+ *		consumed (ub_got())
+ * @release:	optional, untimed: what the peer's pattern frees after the
+ *		timers fired (timerfd and POSIX timers: the fd / timer)
+ * @teardown:	untimed: undo @setup
+ * @describe:	optional: extra "key=value" text for the result line
+ */
+struct ub_peer {
+	const char	*name;
+	void		(*setup)(struct ub_run *r);
+	void		(*arm)(struct ub_run *r);
+	void		(*cancel)(struct ub_run *r);
+	void		(*consume)(struct ub_run *r);
+	void		(*release)(struct ub_run *r);
+	void		(*teardown)(struct ub_run *r);
+	const char	*(*describe)(struct ub_run *r);
+};
+
+extern const struct ub_peer ub_peer_twheel_single, ub_peer_twheel_batch;
+extern const struct ub_peer ub_peer_timerfd, ub_peer_timerfd_rearm;
+extern const struct ub_peer ub_peer_timerfd_epollet, ub_peer_posix;
+extern const struct ub_peer ub_peer_io_uring, ub_peer_libuv;
 
 static inline uint64_t ub_now(void)
 {
@@ -58,8 +133,20 @@ static inline void *ub_alloc(size_t n, size_t size)
 	return p;
 }
 
+/* @k more expirations of this phase consumed. */
+static inline void ub_got(struct ub_run *r, unsigned long k)
+{
+	if (k && !r->got)
+		r->first = ub_now();
+	r->got += k;
+}
+
 void ub_die(const char *fmt, ...);
 void ub_raise_limits(unsigned long n);
+long long ub_kmem(void);
+long long ub_busy_ns(void);
+int ub_ops_main(int argc, char **argv);
+int ub_peers_main(void);
 int ub_acc_main(int argc, char **argv);
 int ub_idle_main(int argc, char **argv);
 

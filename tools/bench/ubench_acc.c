@@ -11,7 +11,9 @@
  * 0..100 (for the plot).
  *
  * idle SECONDS: the sum of twheel's per-CPU tick hrtimer wake-ups (debugfs
- * "wakeups") over SECONDS with nothing pending, then with one timer 1 h away.
+ * "wakeups") over SECONDS with nothing pending, then with one timer 1 h away;
+ * and the idle guest's busy CPU time per second (the background that the
+ * ops mode's CPU figures include).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -210,16 +212,20 @@ static long long idle_wakeups(void)
 	return sum;
 }
 
-static double idle_rate(unsigned int secs)
+/* twheel tick wake-ups per second over @secs; @busy: guest busy ns per s. */
+static double idle_rate(unsigned int secs, double *busy)
 {
-	long long a, b;
+	long long a, b, c0, c1;
 	uint64_t t0, t1;
 
+	c0 = ub_busy_ns();
 	a = idle_wakeups();
 	t0 = ub_now();
 	sleep(secs);
 	b = idle_wakeups();
 	t1 = ub_now();
+	c1 = ub_busy_ns();
+	*busy = c0 < 0 || c1 < 0 ? -1 : (double)(c1 - c0) * 1e9 / (t1 - t0);
 	if (a < 0 || b < 0)
 		return -1;
 	return (double)(b - a) * 1e9 / (double)(t1 - t0);
@@ -232,7 +238,7 @@ int ub_idle_main(int argc, char **argv)
 		.expires = 3600ULL * 1000000000ULL,
 	};
 	unsigned int secs;
-	double none, one;
+	double none, one, busy, busy1;
 	int fd;
 
 	if (argc != 3)
@@ -240,13 +246,16 @@ int ub_idle_main(int argc, char **argv)
 	secs = strtoul(argv[2], NULL, 0);
 	if (!secs)
 		return 1;
-	none = idle_rate(secs);
+	none = idle_rate(secs, &busy);
 	fd = open(UB_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, TWHEEL_IOC_ARM, &a))
 		ub_die("arm a timer 1 h away");
-	one = idle_rate(secs);
+	one = idle_rate(secs, &busy1);
 	close(fd);
 	printf("RESULT idle seconds=%u wakeups_per_s_none=%.2f", secs, none);
-	printf(" wakeups_per_s_one_1h=%.2f\n", one);
+	printf(" wakeups_per_s_one_1h=%.2f", one);
+	if (busy >= 0)
+		printf(" busy_ns_per_s=%.0f", busy);
+	printf("\n");
 	return 0;
 }
