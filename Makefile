@@ -47,6 +47,21 @@ CTL_BIN  := $(if $(CTL_SRCS),$(BUILD)/bin/twheelctl)
 
 UAPI_HDRS := $(wildcard uapi/linux/*.h)
 
+# libtwheel (tools/lib/twheel/, built under build/lib/, rules below).
+# twheelctl, the documentation example and the selftests link its static
+# archive: they include <twheel.h> (USER_LIB_CFLAGS) and add $(LIB_A).
+LIB_SRC_DIR := tools/lib/twheel
+LIB_OUT     := $(BUILD)/lib
+LIB_MAJOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MAJOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
+LIB_MINOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MINOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
+LIB_VERSION := $(LIB_MAJOR).$(LIB_MINOR).0
+LIB_SONAME  := libtwheel.so.$(LIB_MAJOR)
+LIB_SO      := $(LIB_OUT)/libtwheel.so.$(LIB_VERSION)
+LIB_A       := $(LIB_OUT)/libtwheel.a
+LIB_DEPS    := $(wildcard $(LIB_SRC_DIR)/*.[ch]) $(UAPI_HDRS)
+LIB_CFLAGS  := -Wall -Wextra -O2 -I uapi $(CPPFLAGS) $(CFLAGS)
+USER_LIB_CFLAGS := -I $(LIB_SRC_DIR)
+
 .PHONY: all modules tools uapi-check check shell demo bench stress lint clean \
 	modules_install install install-udev uninstall dkms dkms-check \
 	setup kernel help distclean lib install-lib install-man install-tools \
@@ -81,20 +96,22 @@ EXAMPLE  := $(BUILD)/bin/twheel-example
 
 tools: $(ST_BINS) $(CTL_BIN) $(EXAMPLE)
 
-$(EXAMPLE): Documentation/examples/twheel-example.c $(UAPI_HDRS)
+$(EXAMPLE): Documentation/examples/twheel-example.c $(LIB_A) $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Werror -o $@ $< $(USER_LDFLAGS)
+	$(CC) $(USER_CFLAGS) $(USER_LIB_CFLAGS) -Werror -o $@ $< $(LIB_A) $(USER_LDFLAGS)
 
 $(HARNESS):
 	@$(VM)/setup.sh source
 
-$(BUILD)/selftests/%: selftests/%.c $(ST_HDRS) $(UAPI_HDRS) | $(HARNESS)
+# Selftests on raw ioctls (ABI edge cases) pull nothing from the archive.
+$(BUILD)/selftests/%: selftests/%.c $(ST_HDRS) $(LIB_A) $(LIB_DEPS) | $(HARNESS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -isystem $(KSRC)/tools/testing/selftests -o $@ $< $(USER_LDFLAGS)
+	$(CC) $(USER_CFLAGS) $(USER_LIB_CFLAGS) -isystem $(KSRC)/tools/testing/selftests \
+		-o $@ $< $(LIB_A) $(USER_LDFLAGS)
 
-$(BUILD)/bin/twheelctl: $(CTL_SRCS) $(CTL_HDRS) $(UAPI_HDRS)
+$(BUILD)/bin/twheelctl: $(CTL_SRCS) $(CTL_HDRS) $(LIB_A) $(LIB_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(CTL_SRCS) $(USER_LDFLAGS)
+	$(CC) $(USER_CFLAGS) $(USER_LIB_CFLAGS) -o $@ $(CTL_SRCS) $(LIB_A) $(USER_LDFLAGS)
 
 # The uapi header must stand alone in both C and C++.
 uapi-check: $(BUILD)/uapi-check.stamp
@@ -116,16 +133,6 @@ $(BUILD)/uapi-check.stamp: $(UAPI_HDRS)
 # libtwheel.map) and libtwheel.a, built with the caller's CFLAGS/LDFLAGS
 # (dpkg-buildflags when packaged).
 
-LIB_SRC_DIR := tools/lib/twheel
-LIB_OUT     := $(BUILD)/lib
-LIB_MAJOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MAJOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
-LIB_MINOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MINOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
-LIB_VERSION := $(LIB_MAJOR).$(LIB_MINOR).0
-LIB_SONAME  := libtwheel.so.$(LIB_MAJOR)
-LIB_SO      := $(LIB_OUT)/libtwheel.so.$(LIB_VERSION)
-LIB_A       := $(LIB_OUT)/libtwheel.a
-LIB_DEPS    := $(wildcard $(LIB_SRC_DIR)/*.[ch]) $(UAPI_HDRS)
-LIB_CFLAGS  := -Wall -Wextra -O2 -I uapi $(CPPFLAGS) $(CFLAGS)
 
 lib: $(LIB_SO) $(LIB_A)
 

@@ -7,6 +7,11 @@
  * allocation failures (failslab) give ENOMEM without half-made state.
  *
  * Prints "# bad inputs tried: N" at the end.
+ *
+ * Raw ioctls, not libtwheel: the inputs are malformed structures, sizes,
+ * pointers and buffers that the library would never send (it fills in
+ * sizes and rejects some of them itself), and the kernel's answer to each
+ * is what is tested.
  */
 #define _GNU_SOURCE
 #include <poll.h>

@@ -17,9 +17,12 @@
  * may be descheduled by the host in the middle of a pass; a burst whose
  * longest pass is over the bound is retried (three bursts at most), which
  * a pass over all the burst's timers would fail every time.
+ *
+ * A behaviour test, not an ABI one: it arms, waits and reads through
+ * libtwheel (twheel_arm_batch() splits the burst into kernel batches).
  */
 #define _GNU_SOURCE
-#include <poll.h>
+#include <twheel.h>
 
 #include "twheel_hard.h"
 #include "kselftest_harness.h"
@@ -33,7 +36,7 @@ static bool debug_kernel(void)
 }
 
 /* Arm @n timers due at @deadline (CLOCK_MONOTONIC) on CPU 0. */
-static long arm_burst(int fd, unsigned int n, uint64_t deadline)
+static long arm_burst(struct twheel *tw, unsigned int n, uint64_t deadline)
 {
 	struct twheel_arm *a = calloc(CHUNK, sizeof(*a));
 	unsigned int i, done = 0, k;
@@ -44,22 +47,12 @@ static long arm_burst(int fd, unsigned int n, uint64_t deadline)
 	while (done < n) {
 		k = n - done < CHUNK ? n - done : CHUNK;
 		for (i = 0; i < k; i++) {
-			a[i] = (struct twheel_arm){
-				.size = sizeof(a[i]),
-				.flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CPU,
-				.clockid = CLOCK_MONOTONIC,
-				.cpu = 0,
-				.expires = deadline,
-				.cookie = done + i,
-			};
+			twheel_arm_init(&a[i], deadline, 0, done + i);
+			a[i].flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CPU;
+			a[i].clockid = CLOCK_MONOTONIC;
+			a[i].cpu = 0;
 		}
-		struct twheel_batch b = {
-			.size = sizeof(b),
-			.count = k,
-			.entry_size = sizeof(*a),
-			.entries = (uintptr_t)a,
-		};
-		ret = tw_ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b);
+		ret = twheel_arm_batch(tw, a, k, NULL);
 		if (ret < 0) {
 			free(a);
 			return ret;
@@ -72,24 +65,22 @@ static long arm_burst(int fd, unsigned int n, uint64_t deadline)
 }
 
 /* Read @n events (each exactly once, none early); return how many. */
-static long read_burst(int fd, unsigned int n, uint64_t deadline,
+static long read_burst(struct twheel *tw, unsigned int n, uint64_t deadline,
 		       unsigned char *seen, long *early)
 {
 	static struct twheel_event ev[4096];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long got = 0, dup = 0;
-	ssize_t r;
-	int i;
+	int i, r;
 
 	while (got < n) {
-		if (poll(&p, 1, 120000) != 1)
+		if (twheel_wait(tw, 120000) != 1)
 			break;
-		r = read(fd, ev, sizeof(ev));
-		if (r < 0 && errno == EAGAIN)
+		r = twheel_read(tw, ev, TW_ARRAY_SIZE(ev));
+		if (r == -EAGAIN)
 			continue;
 		if (r <= 0)
 			break;
-		for (i = 0; i < r / (ssize_t)sizeof(ev[0]); i++) {
+		for (i = 0; i < r; i++) {
 			if (ev[i].cookie >= n || seen[ev[i].cookie]++)
 				dup++;
 			if (ev[i].expired < deadline)
@@ -121,7 +112,8 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 	unsigned char *seen;
 	uint64_t deadline, t0, margin_ms = debug_kernel() ? 12000 : 6000;
 	long armed, got, early;
-	int fd, attempt;
+	struct twheel *tw;
+	int attempt;
 
 	if (cap > 0 && cap < n)
 		n = cap;
@@ -133,8 +125,7 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 	for (attempt = 1; attempt <= 3; attempt++) {
 		memset(seen, 0, n);
 		early = 0;
-		fd = tw_open(O_NONBLOCK);
-		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, twheel_open(TW_DEV, O_NONBLOCK, &tw));
 		/*
 		 * Arming a million timers takes seconds under emulation, and
 		 * more on a loaded host: if the deadline passed while arming,
@@ -142,12 +133,12 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		 */
 		t0 = tw_now();
 		deadline = t0 + margin_ms * MS;
-		armed = arm_burst(fd, n, deadline);
+		armed = arm_burst(tw, n, deadline);
 		ASSERT_EQ((long)n, armed);
 		printf("# armed %u timers in %llu ms\n", n,
 		       (unsigned long long)((tw_now() - t0) / MS));
 		if (tw_now() >= deadline) {
-			close(fd);
+			twheel_close(tw);
 			margin_ms *= 2;
 			printf("# the deadline passed while arming; margin now %llu ms\n",
 			       (unsigned long long)margin_ms);
@@ -156,9 +147,9 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		}
 		tw_stats_read(&s0);
 		ASSERT_EQ(0, tw_write_file(TW_DBG "/stats", "reset_max"));
-		got = read_burst(fd, n, deadline, seen, &early);
+		got = read_burst(tw, n, deadline, seen, &early);
 		tw_stats_read(&s1);
-		close(fd);
+		twheel_close(tw);
 		ASSERT_EQ((long)n, got);
 		ASSERT_EQ(0, early);
 		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_DEFERRED))

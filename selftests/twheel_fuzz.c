@@ -17,6 +17,10 @@
  *
  * Usage: twheel_fuzz [-t SECONDS] [-T THREADS] [-s SEED]; default 20 s.
  * Prints "# fuzz iterations: N".
+ *
+ * Raw ioctls, not libtwheel: the fuzzer sends random structures, sizes and
+ * pointers straight to the kernel; the library would fix or refuse them
+ * before they reach it.
  */
 #define _GNU_SOURCE
 #include <poll.h>

@@ -9,6 +9,11 @@
  *   - fork() and dup() share one timer set, the last close cancels it;
  *   - a process killed with SIGKILL with timers pending (and a reader
  *     blocked) leaves nothing behind.
+ *
+ * Raw file descriptors, not libtwheel: the tests are about the file itself
+ * (close() while other threads are inside read(), poll() and ioctl() on the
+ * same descriptor, dup(), fork(), SIGKILL), and a libtwheel handle is
+ * freed by twheel_close() under the threads that still use it.
  */
 #define _GNU_SOURCE
 #include <poll.h>

@@ -8,6 +8,11 @@
  * every CPU, fork, close and munmap with records in the ring, modify racing
  * expiry, and a burst of 100 000 timers with one deadline, whose drain time
  * (deadline to last record readable) is printed.
+ *
+ * Raw ioctls and its own mapping (twheel_ring.h), not libtwheel: this is
+ * the ring ABI's test (structure sizes, offsets, mmap rules, bad
+ * submissions), the layer the library's ring helpers are built on; the
+ * library's ring path is tested by libtwheel_ring_test.c.
  */
 #define _GNU_SOURCE
 #include <poll.h>

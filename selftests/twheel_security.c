@@ -10,6 +10,10 @@
  *   - one file never sees or cancels another file's timers;
  *   - debugfs is root-only and prints no kernel pointer;
  *   - delete_module is refused to the unprivileged user.
+ *
+ * Raw ioctls, not libtwheel: what is tested is the kernel's own answer
+ * (errno, caps, memory charging) to requests from other users, processes
+ * and cgroups, below any library.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

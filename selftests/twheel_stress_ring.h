@@ -19,6 +19,9 @@
  *     closed, with nothing lost.
  *
  * Included by twheel_stress.c only; uses its struct worker and BAD().
+ * The ring is set up, submitted to, flushed and read through libtwheel
+ * (twheel_ring_setup(), twheel_submit(), twheel_ring_for_each()); only
+ * tw_sqe(), which fills a submission, comes from twheel_ring.h.
  */
 #ifndef _TWHEEL_STRESS_RING_H
 #define _TWHEEL_STRESS_RING_H
@@ -49,8 +52,8 @@ struct rslot {
 };
 
 struct rfile {
-	int		fd;
-	struct tw_uring	r;
+	struct twheel	*tw;
+	struct twheel_ring r;
 	struct rslot	slot[R_SLOTS];
 };
 
@@ -141,23 +144,36 @@ static void ring_record(struct worker *w, struct rfile *rf, struct rledger *l,
 /* Read every record there is, flushing the backlog; no syscall but flush. */
 static void ring_reap(struct worker *w, struct rfile *rf, struct rledger *l)
 {
-	struct twheel_cqe c[64];
-	unsigned int n, i;
-	uint64_t t;
+	const struct twheel_cqe *c;
+	unsigned int head, n;
 
 	for (;;) {
-		n = tw_ring_reap(&rf->r, c, 64);
-		t = tw_now();
-		for (i = 0; i < n; i++)
-			ring_record(w, rf, l, &c[i], t);
-		if (n)
+		n = 0;
+		twheel_ring_for_each(&rf->r, head, c) {
+			ring_record(w, rf, l, c, tw_now());
+			n++;
+		}
+		if (n) {
+			twheel_ring_advance(&rf->r, n);
 			continue;
-		if (!tw_ring_overflowed(&rf->r))
+		}
+		if (!twheel_ring_overflowed(&rf->r))
 			break;
-		tw_flush(rf->fd, NULL, NULL);
-		if (!tw_ring_count(&rf->r))
+		twheel_ring_flush(rf->tw, NULL);
+		if (!twheel_ring_ready(&rf->r))
 			break;
 	}
+}
+
+/* Cancel one slot: the entry's result, or the submission's -errno. */
+static long ring_cancel1(struct rfile *rf, uint32_t slot)
+{
+	struct twheel_sqe q;
+	long r;
+
+	twheel_sqe_cancel(&q, slot);
+	r = twheel_submit(rf->tw, &q, 1, NULL);
+	return r < 0 ? r : q.result;
 }
 
 /* The current arming of @s ends with result @res of a cancel, arm or modify. */
@@ -213,7 +229,7 @@ static void op_ring_submit(struct worker *w, struct rfile *rf,
 	struct twheel_sqe q[R_BATCH];
 	bool used[R_SLOTS] = { false };
 	uint64_t t0;
-	uint32_t done;
+	unsigned int done;
 	long r;
 
 	for (i = 0; i < n; i++) {
@@ -248,7 +264,7 @@ static void op_ring_submit(struct worker *w, struct rfile *rf,
 		}
 	}
 	t0 = tw_now();
-	r = tw_submit(rf->fd, q, n, &done);
+	r = twheel_submit(rf->tw, q, n, &done);
 	l->submits++;
 	l->entries += n;
 	w->l.ioctls++;
@@ -327,17 +343,26 @@ static void ring_close(struct worker *w, struct rfile *rf, struct rledger *l)
 			a->state = RA_DONE;
 		}
 	}
-	tw_ring_unmap(&rf->r);
-	close(rf->fd);
-	rf->fd = -1;
+	twheel_ring_unmap(&rf->r);
+	twheel_close(rf->tw);
+	rf->tw = NULL;
 }
 
 static int ring_open(struct worker *w, struct rfile *rf)
 {
+	int ret;
+
 	memset(rf, 0, sizeof(*rf));
-	rf->fd = tw_open(O_NONBLOCK);
-	if (rf->fd < 0 || tw_ring_setup(rf->fd, R_SLOTS, R_ENTRIES, &rf->r)) {
-		printf("# thread %d: ring file: %s\n", w->idx, strerror(errno));
+	ret = twheel_open(TW_DEV, O_NONBLOCK, &rf->tw);
+	if (!ret) {
+		ret = twheel_ring_setup(rf->tw, R_SLOTS, R_ENTRIES, &rf->r);
+		if (ret) {
+			twheel_close(rf->tw);
+			rf->tw = NULL;
+		}
+	}
+	if (ret) {
+		printf("# thread %d: ring file: %s\n", w->idx, strerror(-ret));
 		w->l.bad++;
 		return -1;
 	}
@@ -359,9 +384,7 @@ static void ring_drain(struct worker *w, struct rfile *rf, struct rledger *l,
 		if (a->gen != s->gen || a->state != RA_LIVE)
 			continue;
 		if (a->period) {
-			ring_end(w, l, s, i, tw_submit1(rf->fd, TWHEEL_OP_CANCEL,
-							i, 0, 0, 0, 0, NULL),
-				 true);
+			ring_end(w, l, s, i, ring_cancel1(rf, i), true);
 			continue;
 		}
 		if (a->min_deadline > until)
@@ -369,9 +392,7 @@ static void ring_drain(struct worker *w, struct rfile *rf, struct rledger *l,
 	}
 	until += grace_ns;
 	do {
-		struct pollfd p = { .fd = rf->fd, .events = POLLIN };
-
-		poll(&p, 1, 50);
+		twheel_wait(rf->tw, 50);
 		ring_reap(w, rf, l);
 		for (live = 0, i = 0; i < R_SLOTS; i++) {
 			a = rarm_of(&rf->slot[i], rf->slot[i].gen);

@@ -6,6 +6,12 @@
  * poll/epoll, file isolation and sharing, caps, unprivileged use and a
  * 100 000-timer file. Needs twheel.ko loaded; cap tests need root (they
  * lower the module parameters and restore them).
+ *
+ * Raw ioctls, not libtwheel: this is the device ABI's functional test (each
+ * ioctl's structure, size field and errno, read() buffer sizes, read-only
+ * and unmapped arguments, batch headers), the layer libtwheel is built on;
+ * the library's calls are tested against the same module by
+ * libtwheel_test.c and libtwheel_ring_test.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

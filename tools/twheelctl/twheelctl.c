@@ -6,8 +6,11 @@
  *   twheelctl run TIMER... [OPTION...]  arm timers, stream their expirations
  *   twheelctl stats                     debugfs counters and lateness histogram
  *
- * `twheelctl --help` prints the manual. Built statically by the top-level
- * Makefile (make tools): gcc -Wall -Wextra -O2 -I uapi -static.
+ * `twheelctl --help` prints the manual. Every call to the device goes
+ * through libtwheel (tools/lib/twheel/twheel.h), which handles the ABI's size
+ * rules and feature discovery; the ring is read with its inline helpers.
+ * Built statically by the top-level Makefile (make tools) against
+ * build/lib/libtwheel.a.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,7 +18,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,12 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/twheel.h>
+#include <twheel.h>
 
 #define TOOL_VERSION		"1.1"
 #define TOOL_MIN_ABI		1	/* oldest kernel ABI spoken (no ring) */
@@ -261,13 +261,8 @@ enum op { OP_OPEN, OP_INFO, OP_ARM, OP_BATCH, OP_CANCEL, OP_QUERY, OP_READ,
 static struct twheel_info kinfo;	/* filled by get_info() */
 
 /* The ring ABI, used by run when the kernel has it (ring_setup()). */
-static struct {
-	bool			on;
-	struct twheel_ring_params p;
-	char			*map;
-	uint32_t		*head, *tail, *flags, mask;
-	struct twheel_cqe	*cqes;
-} ring;
+static bool ring_on;
+static struct twheel_ring ring;
 
 /* A clear message for every errno uapi/linux/twheel.h documents. */
 static const char *explain(enum op op, int err, char *buf, size_t len)
@@ -342,33 +337,44 @@ static void op_error(enum op op, int err, const char *fmt, ...)
 
 /* ------------------------------------------------------------ device */
 
-static int open_device(void)
+/*
+ * Open the device and wrap it in a libtwheel handle, which reads
+ * TWHEEL_IOC_INFO. The file is opened here, not by twheel_open(), so that
+ * "cannot open" (EX_NODEV) stays apart from "not a twheel device" (EX_ABI).
+ */
+static struct twheel *open_device(void)
 {
 	int fd = open(device, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	struct twheel *tw;
+	int ret;
 
 	if (fd < 0) {
 		op_error(OP_OPEN, errno, "cannot open %s", device);
 		exit(EX_NODEV);
 	}
-	return fd;
+	ret = twheel_open_fd(fd, &tw);
+	if (ret < 0) {
+		op_error(OP_INFO, -ret, "TWHEEL_IOC_INFO on %s", device);
+		exit(ret == -ENOTTY || ret == -EINVAL ? EX_ABI : EX_FAIL);
+	}
+	return tw;
 }
 
-static void get_info(int fd)
+/*
+ * The module's geometry and limits. libtwheel converts events of another
+ * size and leaves the features of an ABI 1 module zero.
+ */
+static void get_info(struct twheel *tw)
 {
-	memset(&kinfo, 0, sizeof(kinfo));
-	kinfo.size = sizeof(kinfo);
-	if (ioctl(fd, TWHEEL_IOC_INFO, &kinfo) < 0) {
-		op_error(OP_INFO, errno, "TWHEEL_IOC_INFO on %s", device);
-		exit(errno == ENOTTY ? EX_ABI : EX_FAIL);
+	int ret = twheel_get_info(tw, &kinfo);
+
+	if (ret < 0) {
+		op_error(OP_INFO, -ret, "TWHEEL_IOC_INFO on %s", device);
+		exit(ret == -ENOTTY ? EX_ABI : EX_FAIL);
 	}
 	if (kinfo.abi_version < TOOL_MIN_ABI) {
 		errmsg("kernel twheel ABI %u is older than this tool's oldest (%u)",
 		       kinfo.abi_version, TOOL_MIN_ABI);
-		exit(EX_ABI);
-	}
-	if (kinfo.event_size && kinfo.event_size != sizeof(struct twheel_event)) {
-		errmsg("kernel event size %u differs from this tool's (%zu)",
-		       kinfo.event_size, sizeof(struct twheel_event));
 		exit(EX_ABI);
 	}
 }
@@ -424,13 +430,13 @@ static void parse_simple(const char *cmd, int argc, char **argv)
 static int cmd_info(int argc, char **argv)
 {
 	char b1[32], b2[32];
-	int fd;
+	struct twheel *tw;
 
 	parse_simple("info", argc, argv);
-	fd = open_device();
+	tw = open_device();
 
-	get_info(fd);
-	close(fd);
+	get_info(tw);
+	twheel_close(tw);
 	if (json) {
 		printf("{\"abi_version\":%u,\"tool_abi_version\":%u,\"tick_ns\":%llu,"
 		       "\"horizon_ns\":%llu,\"levels\":%u,\"slots\":%u,"
@@ -703,77 +709,46 @@ static void fill_arm(struct twheel_arm *a, const struct tmr *t)
  * Set up a timer table with one slot per timer and map its completion ring,
  * if the kernel has the ring ABI. Return: true if run uses the ring.
  */
-static bool ring_setup(int fd)
+static bool ring_setup(struct twheel *tw)
 {
-	uint32_t entries = 64;
-	void *m;
+	unsigned int entries = 64;
+	int ret;
 
-	if (!(kinfo.features & TWHEEL_FEAT_RING))
+	if (!twheel_has_feature(tw, TWHEEL_FEAT_RING))
 		return false;
 	while (entries < nr_timers && entries < 65536)
 		entries <<= 1;
-	memset(&ring.p, 0, sizeof(ring.p));
-	ring.p.size = sizeof(ring.p);
-	ring.p.slots = (uint32_t)nr_timers;
-	ring.p.ring_entries = entries;
-	if (ioctl(fd, TWHEEL_IOC_RING_SETUP, &ring.p) < 0) {
-		op_error(OP_RING, errno, "TWHEEL_IOC_RING_SETUP (using read())");
+	ret = twheel_ring_setup(tw, (unsigned int)nr_timers, entries, &ring);
+	if (ret < 0) {
+		op_error(OP_RING, -ret, "TWHEEL_IOC_RING_SETUP (using read())");
 		return false;
 	}
-	m = mmap(NULL, ring.p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, (off_t)ring.p.mmap_offset);
-	if (m == MAP_FAILED) {
-		op_error(OP_RING, errno, "mmap of the ring (using read())");
-		return false;
-	}
-	ring.map = m;
-	ring.head = (uint32_t *)(ring.map + ring.p.off.head);
-	ring.tail = (uint32_t *)(ring.map + ring.p.off.tail);
-	ring.flags = (uint32_t *)(ring.map + ring.p.off.flags);
-	ring.mask = *(uint32_t *)(ring.map + ring.p.off.ring_mask);
-	ring.cqes = (struct twheel_cqe *)(ring.map + ring.p.off.records);
-	ring.on = true;
+	ring_on = true;
 	return true;
 }
 
-/* Submit @n entries; their results are in @q. Return: ioctl result. */
-static long ring_submit(int fd, struct twheel_sqe *q, size_t n, uint32_t *done)
-{
-	struct twheel_batch b = {
-		.size = sizeof(b),
-		.count = (uint32_t)n,
-		.entry_size = sizeof(*q),
-		.entries = (uintptr_t)q,
-	};
-	long r = ioctl(fd, TWHEEL_IOC_SUBMIT, &b);
-
-	*done = b.done;
-	return r;
-}
-
 /* Arm every timer through the ring, timer i in slot i. */
-static int ring_arm(int fd, const struct twheel_arm *arms)
+static int ring_arm(struct twheel *tw, const struct twheel_arm *arms)
 {
 	struct twheel_sqe *q = calloc(nr_timers, sizeof(*q));
-	uint32_t done;
+	unsigned int done;
 	size_t i;
+	int ret;
 
 	if (!q) {
 		errmsg("out of memory");
 		return -1;
 	}
 	for (i = 0; i < nr_timers; i++) {
-		q[i].op = TWHEEL_OP_ARM;
-		q[i].slot = (uint32_t)i;
+		twheel_sqe_arm(&q[i], (uint32_t)i, arms[i].expires,
+			       arms[i].period, arms[i].cookie);
 		q[i].flags = (uint16_t)arms[i].flags;
 		q[i].clockid = arms[i].clockid;
 		q[i].cpu = arms[i].cpu;
-		q[i].expires = arms[i].expires;
-		q[i].period = arms[i].period;
-		q[i].cookie = arms[i].cookie;
 	}
-	if (ring_submit(fd, q, nr_timers, &done) < 0) {
-		op_error(OP_BATCH, errno, "TWHEEL_IOC_SUBMIT of %zu timers",
+	ret = twheel_submit(tw, q, (unsigned int)nr_timers, &done);
+	if (ret < 0) {
+		op_error(OP_BATCH, -ret, "TWHEEL_IOC_SUBMIT of %zu timers",
 			 nr_timers);
 		free(q);
 		return -1;
@@ -792,10 +767,11 @@ static int ring_arm(int fd, const struct twheel_arm *arms)
 	return 0;
 }
 
-static int arm_all(int fd, bool batch)
+static int arm_all(struct twheel *tw, bool batch)
 {
 	struct twheel_arm *arms = calloc(nr_timers, sizeof(*arms));
-	int failed = 0;
+	unsigned int done;
+	int failed = 0, ret;
 	size_t i;
 
 	if (!arms) {
@@ -805,27 +781,21 @@ static int arm_all(int fd, bool batch)
 	for (i = 0; i < nr_timers; i++)
 		fill_arm(&arms[i], &timers[i]);
 
-	if (ring.on) {
-		if (ring_arm(fd, arms)) {
+	if (ring_on) {
+		if (ring_arm(tw, arms)) {
 			free(arms);
 			return -1;
 		}
 	} else if (batch && nr_timers > 1) {
-		struct twheel_batch b = {
-			.size = sizeof(b),
-			.count = (uint32_t)nr_timers,
-			.entry_size = sizeof(struct twheel_arm),
-			.entries = (uintptr_t)arms,
-		};
-
-		if (ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b) < 0) {
-			op_error(OP_BATCH, errno, "TWHEEL_IOC_ARM_BATCH of %zu timers",
+		ret = twheel_arm_batch(tw, arms, (unsigned int)nr_timers, &done);
+		if (ret < 0) {
+			op_error(OP_BATCH, -ret, "TWHEEL_IOC_ARM_BATCH of %zu timers",
 				 nr_timers);
 			free(arms);
 			return -1;
 		}
 		for (i = 0; i < nr_timers; i++) {
-			if (i >= b.done)
+			if (i >= done)
 				timers[i].arm_err = EFAULT;
 			else if (arms[i].result)
 				timers[i].arm_err = -arms[i].result;
@@ -834,8 +804,9 @@ static int arm_all(int fd, bool batch)
 		}
 	} else {
 		for (i = 0; i < nr_timers; i++) {
-			if (ioctl(fd, TWHEEL_IOC_ARM, &arms[i]) < 0)
-				timers[i].arm_err = errno;
+			ret = twheel_arm_ex(tw, &arms[i]);
+			if (ret < 0)
+				timers[i].arm_err = -ret;
 			else
 				timers[i].id = arms[i].id;
 		}
@@ -880,26 +851,23 @@ static struct tmr *find_timer(uint64_t id)
 }
 
 /* Cancel timer t; why: "count", "cancel-after", "--cancel" or "end". */
-static void do_cancel(int fd, struct tmr *t, const char *why, uint64_t t0)
+static void do_cancel(struct twheel *tw, struct tmr *t, const char *why,
+		      uint64_t t0)
 {
-	struct twheel_cancel c = { .size = sizeof(c), .id = t->id };
 	size_t n = (size_t)(t - timers) + 1;
-	struct twheel_sqe q = {
-		.op = TWHEEL_OP_CANCEL, .slot = (uint32_t)(n - 1),
-	};
-	uint32_t done;
+	struct twheel_sqe q;
 	int ret, err;
 	uint64_t now;
 
-	if (ring.on) {
-		ret = (int)ring_submit(fd, &q, 1, &done);
+	if (ring_on) {
+		twheel_sqe_cancel(&q, (uint32_t)(n - 1));
+		ret = twheel_submit(tw, &q, 1, NULL);
 		if (ret >= 0)
 			ret = q.result;
-		err = ret < 0 ? (q.result < 0 ? -q.result : errno) : 0;
 	} else {
-		ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
-		err = ret < 0 ? errno : 0;
+		ret = twheel_cancel(tw, t->id);
 	}
+	err = ret < 0 ? -ret : 0;
 	now = mono_ns() - t0;
 
 	t->done = true;
@@ -929,15 +897,16 @@ static const char *const state_names[] = {
 	[0] = "idle", [TWHEEL_STATE_ARMED] = "armed", [TWHEEL_STATE_QUEUED] = "queued",
 };
 
-static void do_query(int fd, struct tmr *t, uint64_t t0)
+static void do_query(struct twheel *tw, struct tmr *t, uint64_t t0)
 {
-	struct twheel_query q = { .size = sizeof(q), .id = t->id };
+	struct twheel_query q;
 	size_t n = (size_t)(t - timers) + 1;
 	uint64_t now = mono_ns() - t0;
 	char b1[32], b2[32];
+	int ret = twheel_query(tw, t->id, &q);
 
-	if (ioctl(fd, TWHEEL_IOC_QUERY, &q) < 0) {
-		int err = errno;
+	if (ret < 0) {
+		int err = -ret;
 		char buf[160];
 
 		if (json)
@@ -976,8 +945,8 @@ static void do_query(int fd, struct tmr *t, uint64_t t0)
 
 static bool quiet;
 
-static void handle_event(int fd, const struct twheel_event *ev, uint64_t now,
-			 uint64_t t0)
+static void handle_event(struct twheel *tw, const struct twheel_event *ev,
+			 uint64_t now, uint64_t t0)
 {
 	int64_t late = (int64_t)(ev->expired - ev->deadline);
 	int64_t read_late = (int64_t)(now - ev->deadline);
@@ -1029,7 +998,7 @@ static void handle_event(int fd, const struct twheel_event *ev, uint64_t now,
 	if (!(ev->flags & TWHEEL_EVENT_PERIODIC))
 		t->done = true;	/* one-shot: the id is released by the read */
 	else if (t->count && t->events >= t->count)
-		do_cancel(fd, t, "count", t0);
+		do_cancel(tw, t, "count", t0);
 }
 
 /* Totals over a set of timers (one kind, for large runs). */
@@ -1197,24 +1166,14 @@ static bool all_done(void)
  * (cancelled, or count reached) or of an older arming is not shown. The
  * ring has no expiry time: fire lateness is shown as read lateness.
  */
-static void ring_reap(int fd, uint64_t t0)
+static void ring_reap(struct twheel *tw, uint64_t t0)
 {
-	struct twheel_flush fl = { .size = sizeof(fl) };
-	uint32_t head, tail;
+	const struct twheel_cqe *c;
+	unsigned int head, n;
 
 	for (;;) {
-		head = *ring.head;
-		tail = __atomic_load_n(ring.tail, __ATOMIC_ACQUIRE);
-		if (head == tail) {
-			if (!(__atomic_load_n(ring.flags, __ATOMIC_ACQUIRE) &
-			      TWHEEL_RING_OVERFLOW))
-				return;
-			if (ioctl(fd, TWHEEL_IOC_FLUSH, &fl) < 0 || !fl.flushed)
-				return;
-			continue;
-		}
-		while (head != tail) {
-			const struct twheel_cqe *c = &ring.cqes[head++ & ring.mask];
+		n = 0;
+		twheel_ring_for_each(&ring, head, c) {
 			struct twheel_event ev = {
 				.id = (uint64_t)c->slot + 1,
 				.cookie = c->cookie,
@@ -1225,17 +1184,24 @@ static void ring_reap(int fd, uint64_t t0)
 			};
 			uint64_t now = mono_ns();
 
+			n++;
 			if (c->slot >= nr_timers || timers[c->slot].done ||
 			    timers[c->slot].gen != c->gen)
 				continue;
 			ev.expired = now;
-			handle_event(fd, &ev, now, t0);
+			handle_event(tw, &ev, now, t0);
 		}
-		__atomic_store_n(ring.head, head, __ATOMIC_RELEASE);
+		if (n) {
+			twheel_ring_advance(&ring, n);
+			continue;
+		}
+		if (!twheel_ring_overflowed(&ring) ||
+		    twheel_ring_flush(tw, NULL) <= 0)
+			return;
 	}
 }
 
-static int run_loop(int fd, uint64_t t0, uint64_t run_for)
+static int run_loop(struct twheel *tw, uint64_t t0, uint64_t run_for)
 {
 	struct twheel_event evs[64];
 	int ret = EX_OK;
@@ -1243,9 +1209,7 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 
 	for (;;) {
 		uint64_t now = mono_ns(), rel = now - t0, next = UINT64_MAX;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int timeout;
-		ssize_t r;
+		int timeout, r;
 
 		if (stop_signal)
 			break;
@@ -1256,7 +1220,7 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 			if (t->done || !t->cancel_after)
 				continue;
 			if (rel >= t->cancel_after)
-				do_cancel(fd, t, "cancel-after", t0);
+				do_cancel(tw, t, "cancel-after", t0);
 			else if (t->cancel_after < next)
 				next = t->cancel_after;
 		}
@@ -1274,9 +1238,9 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 				if (timers[a->timer].arm_err)
 					continue;
 				if (a->type == A_CANCEL)
-					do_cancel(fd, &timers[a->timer], "--cancel", t0);
+					do_cancel(tw, &timers[a->timer], "--cancel", t0);
 				else
-					do_query(fd, &timers[a->timer], t0);
+					do_query(tw, &timers[a->timer], t0);
 			} else if (a->when < next) {
 				next = a->when;
 			}
@@ -1303,36 +1267,34 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 
 			timeout = ms > INT_MAX ? INT_MAX : (int)ms;
 		}
-		if (poll(&pfd, 1, timeout) < 0) {
-			if (errno == EINTR)
+		r = twheel_wait(tw, timeout);
+		if (r < 0) {
+			if (r == -EINTR)
 				continue;
-			errmsg("poll: %s", strerror(errno));
+			errmsg("poll: %s", strerror(-r));
 			return EX_FAIL;
 		}
-		if (ring.on) {
-			ring_reap(fd, t0);
+		if (ring_on) {
+			ring_reap(tw, t0);
 			fflush(stdout);
 			continue;
 		}
 		for (;;) {
-			r = read(fd, evs, sizeof(evs));
+			r = twheel_read(tw, evs, ARRAY_SIZE(evs));
 			if (r < 0) {
-				if (errno == EAGAIN)
+				if (r == -EAGAIN || r == -EINTR)
 					break;
-				if (errno == EINTR)
-					break;
-				op_error(OP_READ, errno, "read %s", device);
+				op_error(OP_READ, -r, "read %s", device);
 				return EX_FAIL;
 			}
-			if (r == 0 || r % (ssize_t)sizeof(evs[0])) {
-				errmsg("read returned %zd bytes, not a multiple of %zu",
-				       r, sizeof(evs[0]));
+			if (!r) {
+				errmsg("read returned less than one event");
 				return EX_FAIL;
 			}
 			now = mono_ns();
-			for (i = 0; i < (size_t)r / sizeof(evs[0]); i++)
-				handle_event(fd, &evs[i], now, t0);
-			if ((size_t)r < sizeof(evs))
+			for (i = 0; i < (size_t)r; i++)
+				handle_event(tw, &evs[i], now, t0);
+			if ((size_t)r < ARRAY_SIZE(evs))
 				break;
 		}
 		fflush(stdout);
@@ -1340,7 +1302,7 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 	/* Cancel what is left (close() would too, but say so). */
 	for (i = 0; i < nr_timers; i++)
 		if (!timers[i].done && timers[i].id)
-			do_cancel(fd, &timers[i], "end", t0);
+			do_cancel(tw, &timers[i], "end", t0);
 	for (i = 0; i < nr_timers; i++)
 		if (timers[i].early)
 			ret = EX_EARLY;
@@ -1405,7 +1367,8 @@ static int cmd_run(int argc, char **argv)
 {
 	uint64_t run_for = 0, t0;
 	bool batch = true, use_ring = true;
-	int c, fd, failed, ret;
+	int c, failed, ret;
+	struct twheel *tw;
 	size_t i;
 	struct tmr *t;
 
@@ -1537,8 +1500,8 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 
-	fd = open_device();
-	get_info(fd);
+	tw = open_device();
+	get_info(tw);
 	/*
 	 * Queries need ids of the ioctl ABI: the ring has none. A stall shows
 	 * how read() coalesces what was not read; a ring just holds it.
@@ -1546,18 +1509,18 @@ static int cmd_run(int argc, char **argv)
 	for (i = 0; i < nr_actions; i++)
 		use_ring &= actions[i].type == A_CANCEL;
 	if (use_ring)
-		ring_setup(fd);
+		ring_setup(tw);
 	if (!json && !quiet)
-		printf("delivery: %s\n", ring.on ?
+		printf("delivery: %s\n", ring_on ?
 		       "mmap'ed completion ring (TWHEEL_IOC_SUBMIT)" :
 		       "read() of struct twheel_event");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
 	t0 = mono_ns();
-	failed = arm_all(fd, batch);
+	failed = arm_all(tw, batch);
 	if (failed < 0) {
-		close(fd);
+		twheel_close(tw);
 		return EX_FAIL;
 	}
 	for (i = 0; i < nr_timers; i++)
@@ -1567,9 +1530,10 @@ static int cmd_run(int argc, char **argv)
 		printf("\n    T+ms    timer    id   cookie  deadline+ms    fire-late   read-late   ovr  kind\n");
 	fflush(stdout);
 
-	ret = run_loop(fd, t0, run_for);
+	ret = run_loop(tw, t0, run_for);
 	print_summary(t0);
-	close(fd);
+	twheel_ring_unmap(&ring);
+	twheel_close(tw);
 	if (failed && ret == EX_OK)
 		ret = EX_FAIL;
 	return ret;
