@@ -19,10 +19,13 @@
  * suspend does not move them). Every time reported back is CLOCK_MONOTONIC.
  *
  * Extensibility: every ioctl structure starts with its size, which userspace
- * sets to sizeof() of the structure it was built with. A smaller size from an
- * older program is accepted (missing fields read as zero); a larger one is
- * accepted if the bytes the kernel does not know are zero, else E2BIG (the
- * copy_struct_from_user() rule). Unknown flag bits give EINVAL, and so does a
+ * sets to sizeof() of the structure it was built with. The size of an older
+ * ABI version of a structure is accepted (the versions are listed with it,
+ * such as TWHEEL_INFO_SIZE_VER0): fields it lacks read as zero, and only as
+ * many bytes as it gives are written back. A size below the first version
+ * of the structure is EINVAL. A larger size is accepted if the bytes the
+ * kernel does not know are zero, else E2BIG (the copy_struct_from_user()
+ * rule), and only the kernel's size is written back. Unknown flag bits give EINVAL, and so does a
  * non-zero reserved field.
  *
  * Errors common to every ioctl: EFAULT (a user address cannot be read or
