@@ -702,7 +702,19 @@ static void *consumer_fn(void *arg)
 	return NULL;
 }
 
-TEST(concurrent_producer_consumer)
+/* Tests that take longer than the harness' 30 s on a debug kernel. */
+FIXTURE(slow) {
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, concurrent_producer_consumer, 180)
 {
 	enum { N = 20000, BATCH = 1000 };
 	int ncpu = get_nprocs(), fd, cpu;
@@ -881,7 +893,7 @@ TEST(use_after_munmap)
  * system call. Every record exactly once, none before the deadline. The
  * drain time is from the deadline to the last record being readable.
  */
-TEST(burst_100k)
+TEST_F_TIMEOUT(slow, burst_100k, 180)
 {
 	enum { N = 100000 };
 	struct twheel_sqe *q = calloc(N, sizeof(*q));
