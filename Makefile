@@ -5,6 +5,11 @@
 #   make [all]        modules + userspace tools + uapi header check
 #   make modules      $(MAKE) -C $(KDIR) M=$(CURDIR) modules
 #   make tools        static selftests and twheelctl under build/
+#   make lib          libtwheel.so.1 + libtwheel.a under build/lib/
+#   make install      module + twheelctl + libtwheel + headers + .pc + man
+#                     (PREFIX, LIBDIR, DESTDIR); install-user without module
+#   make deb          Debian packages under build/deb/; deb-check installs
+#                     and purges them on this machine
 #   make check        full VM test run (debug 6.12 + stock Debian kernel)
 #   make shell        boot the stock kernel with twheel loaded, serial shell
 #   make clean
@@ -44,12 +49,13 @@ UAPI_HDRS := $(wildcard uapi/linux/*.h)
 
 .PHONY: all modules tools uapi-check check shell demo bench stress lint clean \
 	modules_install install install-udev uninstall dkms dkms-check \
-	setup kernel help distclean
+	setup kernel help distclean lib install-lib install-man install-tools \
+	install-user uninstall-user deb deb-check
 
 all: modules tools uapi-check
 
 help:
-	@sed -n '2,14s/^# \{0,1\}//p' Makefile
+	@sed -n '2,19s/^# \{0,1\}//p' Makefile
 
 # ---------------------------------------------------------------- kernel side
 
@@ -105,6 +111,86 @@ $(BUILD)/uapi-check.stamp: $(UAPI_HDRS)
 		echo "twheel: uapi/linux/twheel.h not present yet, uapi check skipped"; \
 	fi
 
+# ---------------------------------------------------------------- libtwheel
+# tools/lib/twheel/: libtwheel.so.1 (soname, symbol versions from
+# libtwheel.map) and libtwheel.a, built with the caller's CFLAGS/LDFLAGS
+# (dpkg-buildflags when packaged).
+
+LIB_SRC_DIR := tools/lib/twheel
+LIB_OUT     := $(BUILD)/lib
+LIB_MAJOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MAJOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
+LIB_MINOR   := $(shell sed -n 's/^\#define LIBTWHEEL_MINOR[[:space:]]*//p' $(LIB_SRC_DIR)/twheel.h)
+LIB_VERSION := $(LIB_MAJOR).$(LIB_MINOR).0
+LIB_SONAME  := libtwheel.so.$(LIB_MAJOR)
+LIB_SO      := $(LIB_OUT)/libtwheel.so.$(LIB_VERSION)
+LIB_A       := $(LIB_OUT)/libtwheel.a
+LIB_DEPS    := $(wildcard $(LIB_SRC_DIR)/*.[ch]) $(UAPI_HDRS)
+LIB_CFLAGS  := -Wall -Wextra -O2 -I uapi $(CPPFLAGS) $(CFLAGS)
+
+lib: $(LIB_SO) $(LIB_A)
+
+$(LIB_OUT)/pic/%.o: $(LIB_SRC_DIR)/%.c $(LIB_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_OUT)/static/%.o: $(LIB_SRC_DIR)/%.c $(LIB_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB_SO): $(LIB_OUT)/pic/twheel.o $(LIB_SRC_DIR)/libtwheel.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=$(LIB_SRC_DIR)/libtwheel.map -Wl,-z,defs \
+		-o $@ $< -lc
+	ln -sf $(@F) $(LIB_OUT)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(LIB_OUT)/libtwheel.so
+
+$(LIB_A): $(LIB_OUT)/static/twheel.o
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The library's tests, static for the guest: selftests/libtwheel_*.c use
+# only <twheel.h>; the pkg-config application and the event-loop examples
+# are compiled with nothing but pkg-config's flags, against a staged
+# install of the library (build/stage, the .pc file as installed).
+STAGE      := $(BUILD)/stage
+STAGE_PC   := PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$(CURDIR)/$(STAGE)/usr/local/lib/pkgconfig \
+	PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/$(STAGE) pkg-config --static
+STAGE_STAMP := $(STAGE)/.stamp
+LIB_APPS   := $(BUILD)/selftests/libtwheel_app $(BUILD)/selftests/libtwheel_libuv \
+	$(BUILD)/selftests/libtwheel_libevent
+
+tools: $(LIB_APPS)
+
+$(STAGE_STAMP): $(LIB_SO) $(LIB_A) $(LIB_SRC_DIR)/libtwheel.pc.in
+	rm -rf $(STAGE)
+	$(MAKE) --no-print-directory -s install-lib DESTDIR=$(CURDIR)/$(STAGE) \
+		PREFIX=/usr/local LIBDIR=/usr/local/lib
+	touch $@
+
+$(BUILD)/selftests/libtwheel_%: selftests/libtwheel_%.c $(LIB_A) $(LIB_DEPS) | $(HARNESS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I $(LIB_SRC_DIR) -isystem $(KSRC)/tools/testing/selftests \
+		-o $@ $< $(LIB_A) $(USER_LDFLAGS)
+
+$(BUILD)/selftests/libtwheel_app: Documentation/examples/twheel-lib.c $(STAGE_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror $$($(STAGE_PC) --cflags libtwheel) -o $@ $< \
+		$$($(STAGE_PC) --libs libtwheel) -static
+
+$(BUILD)/selftests/libtwheel_libuv: Documentation/examples/twheel-libuv.c $(STAGE_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror $$($(STAGE_PC) --cflags libtwheel) \
+		$$(pkg-config --cflags libuv-static) \
+		-o $@ $< $$($(STAGE_PC) --libs libtwheel) \
+		$$(pkg-config --static --libs libuv-static) -static
+
+$(BUILD)/selftests/libtwheel_libevent: Documentation/examples/twheel-libevent.c $(STAGE_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -Werror $$($(STAGE_PC) --cflags libtwheel) \
+		$$(pkg-config --cflags libevent_core) \
+		-o $@ $< $$($(STAGE_PC) --libs libtwheel) \
+		$$(pkg-config --static --libs libevent_core) -static
+
 # ---------------------------------------------------------------- VM runs
 
 # Ends with the single line "twheel: N passed, N failed, N skipped".
@@ -135,7 +221,8 @@ lint:
 clean:
 	@if [ -f Kbuild ] && [ -n '$(KDIR)' ]; then \
 		$(MAKE) -C '$(KDIR)' M=$(CURDIR) clean; fi
-	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/mod-* $(BUILD)/initramfs-* \
+	rm -rf $(BUILD)/selftests $(BUILD)/bin $(BUILD)/lib $(BUILD)/stage $(BUILD)/deb \
+		$(BUILD)/mod-* $(BUILD)/initramfs-* \
 		$(BUILD)/logs $(BUILD)/uapi-check.*
 	find . \( -path ./$(BUILD) -o -path ./.git \) -prune -o \( -name '*.o' -o -name '*.ko' \
 		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \
@@ -153,18 +240,59 @@ modules_install: modules
 	$(MAKE) -C '$(KDIR)' M=$(CURDIR) modules_install
 	@[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a
 
-install: modules_install
-	@if [ -n '$(CTL_BIN)' ]; then $(MAKE) tools && \
-		install -D -m 0755 $(CTL_BIN) $(DESTDIR)/usr/local/bin/twheelctl; fi
+install: modules_install install-user
+
+# Userspace: twheelctl, libtwheel (.so, .a, headers, .pc) and the man pages
+# under PREFIX (default /usr/local; LIBDIR for a multiarch directory), all
+# below DESTDIR. The headers go to INCLUDEDIR/twheel/ (twheel.h and the uapi
+# header as linux/twheel.h); libtwheel.pc points the compiler there.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+MAN_PAGES  := $(wildcard Documentation/man/*.[1-8])
+
+install-user: install-tools install-lib install-man
+
+install-tools:
+	@if [ -n '$(CTL_BIN)' ]; then $(MAKE) --no-print-directory $(CTL_BIN) && \
+		install -D -m 0755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/twheelctl; fi
+
+install-lib: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/twheel/linux
+	install -m 0644 $(LIB_SO) $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libtwheel.so
+	install -m 0644 $(LIB_SRC_DIR)/twheel.h $(DESTDIR)$(INCLUDEDIR)/twheel/twheel.h
+	install -m 0644 uapi/linux/twheel.h $(DESTDIR)$(INCLUDEDIR)/twheel/linux/twheel.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' $(LIB_SRC_DIR)/libtwheel.pc.in \
+		>$(DESTDIR)$(LIBDIR)/pkgconfig/libtwheel.pc
+	@if [ -z '$(DESTDIR)' ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+install-man:
+	@for p in $(MAN_PAGES); do s=$${p##*.}; \
+		echo "install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/$${p##*/}"; \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/$${p##*/} || exit 1; done
+
+uninstall-user:
+	rm -f $(DESTDIR)$(BINDIR)/twheelctl $(DESTDIR)$(LIBDIR)/libtwheel.so* \
+		$(DESTDIR)$(LIBDIR)/libtwheel.a $(DESTDIR)$(LIBDIR)/pkgconfig/libtwheel.pc \
+		$(DESTDIR)$(INCLUDEDIR)/twheel/twheel.h \
+		$(DESTDIR)$(INCLUDEDIR)/twheel/linux/twheel.h \
+		$(foreach p,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/twheel/linux $(DESTDIR)$(INCLUDEDIR)/twheel 2>/dev/null
+	@if [ -z '$(DESTDIR)' ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 install-udev:
 	install -D -m 0644 tools/udev/60-twheel.rules \
 		$(DESTDIR)/etc/udev/rules.d/60-twheel.rules
 
-uninstall:
+uninstall: uninstall-user
 	rm -f $(INSTALL_MOD_PATH)/lib/modules/$$(uname -r)/updates/twheel.ko \
 		$(INSTALL_MOD_PATH)/lib/modules/$$(uname -r)/extra/twheel.ko \
-		$(DESTDIR)/usr/local/bin/twheelctl $(DESTDIR)/etc/udev/rules.d/60-twheel.rules
+		$(DESTDIR)/etc/udev/rules.d/60-twheel.rules
 	-dkms remove twheel/$(DKMS_VER) --all 2>/dev/null
 	@[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a
 
@@ -176,6 +304,14 @@ dkms:
 	mkdir -p /usr/src/twheel-$(DKMS_VER)
 	rsync -a --exclude build --exclude .git ./ /usr/src/twheel-$(DKMS_VER)/
 	dkms install twheel/$(DKMS_VER)
+
+# Debian packages (build/deb/*.deb, lintian clean of errors), and their
+# install + purge on this machine (root; builds the module through DKMS).
+deb:
+	@$(VM)/deb.sh
+
+deb-check:
+	@$(VM)/deb-check.sh
 
 # CI's proof of the DKMS path: dkms build against Debian's headers.
 dkms-check:

@@ -18,3 +18,7 @@ ccflags-y += $(call tw_probe,timer.h,$(tw_pat_timer_delete),-DTWHEEL_HAVE_TIMER_
 # alloc_workqueue() when neither WQ_PERCPU nor WQ_UNBOUND is given.
 tw_pat_wq_percpu := WQ_PERCPU[[:space:]]*=
 ccflags-y += $(call tw_probe,workqueue.h,$(tw_pat_wq_percpu),-DTWHEEL_HAVE_WQ_PERCPU)
+
+# vm_flags_mod() (6.3): vm_flags became read-only outside its helpers.
+tw_pat_vm_flags_mod := void vm_flags_mod[(]
+ccflags-y += $(call tw_probe,mm.h,$(tw_pat_vm_flags_mod),-DTWHEEL_HAVE_VM_FLAGS_SET)

@@ -117,6 +117,9 @@ static const struct {
 	{ 4, sizeof(struct twheel_batch), "CANCEL_BATCH" },
 	{ 5, sizeof(struct twheel_modify), "MODIFY" },
 	{ 6, sizeof(struct twheel_query), "QUERY" },
+	{ 7, sizeof(struct twheel_ring_params), "RING_SETUP" },
+	{ 8, sizeof(struct twheel_batch), "SUBMIT" },
+	{ 9, sizeof(struct twheel_flush), "FLUSH" },
 };
 
 TEST(unknown_commands)
@@ -131,7 +134,7 @@ TEST(unknown_commands)
 	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	tw_stats_read(&a);
 	/* Numbers past the last command, every direction and some sizes. */
-	for (nr = 7; nr < 256; nr++) {
+	for (nr = TW_ARRAY_SIZE(known); nr < 256; nr++) {
 		for (dir = 0; dir < 4; dir++) {
 			unsigned int sz = sizes[(nr + dir) % TW_ARRAY_SIZE(sizes)];
 

@@ -7,7 +7,10 @@
  * _IOC numbers with magic 0xE7 (any direction, number and size), random
  * pointers (valid, NULL, kernel, unmapped, crossing into an unmapped page,
  * read-only), random batches, reads of random sizes into random buffers,
- * poll, close and reopen, interleaved with valid traffic. Nothing is
+ * poll, close and reopen, interleaved with valid traffic; and the ring ABI:
+ * set-ups with random parameters, submissions of random entries, flushes,
+ * mmap() with random offset, length, protection and sharing, consumption of
+ * the mapped ring. Nothing is
  * checked but that every answer is a documented one, that the files stay
  * usable and that, once every file is closed, the global pending counter is
  * back where it started (the kernel's own checkers do the rest).
@@ -41,7 +44,8 @@ static int opt_threads = 3;
 static const unsigned long valid_cmds[] = {
 	TWHEEL_IOC_INFO, TWHEEL_IOC_ARM, TWHEEL_IOC_ARM_BATCH,
 	TWHEEL_IOC_CANCEL, TWHEEL_IOC_CANCEL_BATCH, TWHEEL_IOC_MODIFY,
-	TWHEEL_IOC_QUERY,
+	TWHEEL_IOC_QUERY, TWHEEL_IOC_RING_SETUP, TWHEEL_IOC_SUBMIT,
+	TWHEEL_IOC_FLUSH,
 };
 
 static uint64_t edge_u64(uint64_t *s)
@@ -96,6 +100,28 @@ static uint32_t edge_u32(uint64_t *s, uint32_t good)
 	}
 }
 
+/* Ring submissions, mostly plausible: small slots, short deadlines. */
+static void fill_sqes(uint64_t *s, char *ents, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct twheel_sqe *q = (void *)(ents + i * sizeof(*q));
+
+		memset(q, 0, sizeof(*q));
+		q->op = tw_rand_below(s, 8) ? 1 + tw_rand_below(s, 3) :
+			edge_u32(s, 1);
+		q->slot = tw_rand_below(s, 8) ? tw_rand_below(s, 300) :
+			  edge_u32(s, 64);
+		q->flags = tw_rand_below(s, 4) ? 0 : edge_u32(s, 0);
+		q->cpu = tw_rand_below(s, 10);
+		q->expires = tw_rand_below(s, 2) ? tw_rand_below(s, 20000000) :
+			     edge_u64(s);
+		q->period = tw_rand_below(s, 4) ? 0 : edge_u64(s);
+		q->cookie = tw_rand(s);
+	}
+}
+
 /* Fill @buf as a plausible structure of @size bytes for @nr. */
 static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
 {
@@ -103,7 +129,8 @@ static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
 		sizeof(struct twheel_info), sizeof(struct twheel_arm),
 		sizeof(struct twheel_batch), sizeof(struct twheel_cancel),
 		sizeof(struct twheel_batch), sizeof(struct twheel_modify),
-		sizeof(struct twheel_query),
+		sizeof(struct twheel_query), sizeof(struct twheel_ring_params),
+		sizeof(struct twheel_batch), sizeof(struct twheel_flush),
 	};
 	uint32_t good = nr < TW_ARRAY_SIZE(sizes) ? sizes[nr] : 64;
 	uint64_t *q = buf;
@@ -125,12 +152,26 @@ static void fill_struct(uint64_t *s, void *buf, unsigned int nr, char *ents)
 		a->cpu = tw_rand_below(s, 10);
 		a->__reserved = 0;
 	}
-	if (nr == 2 || nr == 4) {
+	if (nr == 7 && tw_rand_below(s, 2)) {
+		struct twheel_ring_params *p = buf;
+
+		p->size = sizeof(*p);
+		p->slots = tw_rand_below(s, 4) ? 1 + tw_rand_below(s, 256) :
+			   edge_u32(s, 64);
+		p->ring_entries = tw_rand_below(s, 4) ?
+				  1U << tw_rand_below(s, 11) : edge_u32(s, 8);
+		p->flags = 0;
+		p->__reserved = 0;
+	}
+	if (nr == 8)
+		fill_sqes(s, ents, 64);
+	if (nr == 2 || nr == 4 || nr == 8) {
 		struct twheel_batch *b = buf;
 
 		b->count = tw_rand_below(s, 4) ? tw_rand_below(s, 64) :
 			   edge_u32(s, 16);
 		b->entry_size = edge_u32(s, nr == 2 ? sizeof(struct twheel_arm) :
+					 nr == 8 ? sizeof(struct twheel_sqe) :
 					 sizeof(struct twheel_cancel));
 		/*
 		 * The kernel writes results back into the entries, so they may
@@ -207,7 +248,7 @@ static void note(long r, unsigned long cmd)
 {
 	static const long ok[] = { -EFAULT, -EINVAL, -E2BIG, -ENOTTY,
 				   -ENOENT, -ERANGE, -ENXIO, -ENOSPC,
-				   -ENOMEM, -EBADF };
+				   -ENOMEM, -EBADF, -EBUSY, -ENODEV };
 	size_t i;
 
 	if (r >= 0)
@@ -218,6 +259,68 @@ static void note(long r, unsigned long cmd)
 	if (atomic_fetch_add(&undocumented, 1) < 10)
 		printf("# undocumented answer %ld (%s) to cmd %#lx\n", r,
 		       strerror(-r), cmd);
+}
+
+/*
+ * Valid ring traffic: set a ring up (EBUSY once there is one), submit a few
+ * plausible entries, map the ring, consume what is there, unmap, flush; or
+ * map it with random offset, length and protection.
+ */
+static void ring_traffic(uint64_t *s, int fd)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
+				     PROT_READ | PROT_EXEC, PROT_WRITE,
+				     PROT_NONE };
+	struct twheel_ring_params p = {
+		.size = sizeof(p), .slots = 64 + tw_rand_below(s, 256),
+		.ring_entries = 1U << tw_rand_below(s, 8),
+	};
+	struct twheel_sqe q[16];
+	struct twheel_batch b = {
+		.size = sizeof(b), .entry_size = sizeof(q[0]),
+		.entries = (uintptr_t)q,
+	};
+	size_t len;
+	char *m;
+	long r;
+
+	r = tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p);
+	note(r, TWHEEL_IOC_RING_SETUP);
+	fill_sqes(s, (char *)q, TW_ARRAY_SIZE(q));
+	b.count = tw_rand_below(s, 16);
+	note(tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b), TWHEEL_IOC_SUBMIT);
+	if (tw_rand_below(s, 4)) {
+		/* One page is never more than the ring's mapping. */
+		m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED) {
+			if (errno != ENODEV && errno != EBADF)
+				note(-errno, 1);
+		} else {
+			/* Offsets of today's layout: head 0, tail 64. */
+			__atomic_store_n((uint32_t *)m,
+					 __atomic_load_n((uint32_t *)(m + 64),
+							 __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+			munmap(m, PAGE);
+		}
+	} else {
+		len = tw_rand_below(s, 2) ? PAGE * tw_rand_below(s, 40) :
+		      tw_rand_below(s, 1U << 22);
+		m = mmap(NULL, len, prots[tw_rand_below(s, 5)],
+			 tw_rand_below(s, 4) ? MAP_SHARED : MAP_PRIVATE, fd,
+			 tw_rand_below(s, 4) ? 0 : PAGE * tw_rand_below(s, 4));
+		if (m != MAP_FAILED)
+			munmap(m, len);
+		else if (errno != EINVAL && errno != EPERM &&
+			 errno != ENODEV && errno != EBADF &&
+			 errno != EACCES && errno != ENOMEM)
+			note(-errno, 1);
+	}
+	if (tw_rand_below(s, 2)) {
+		struct twheel_flush fl = { .size = sizeof(fl) };
+
+		note(tw_ioctl(fd, TWHEEL_IOC_FLUSH, &fl), TWHEEL_IOC_FLUSH);
+	}
 }
 
 static void *fuzz_thread(void *arg)
@@ -246,7 +349,8 @@ static void *fuzz_thread(void *arg)
 
 		if (op < 45) {
 			/* A known command, fuzzed contents. */
-			unsigned int nr = tw_rand_below(&seed, 7);
+			unsigned int nr = tw_rand_below(&seed,
+							TW_ARRAY_SIZE(valid_cmds));
 
 			cmd = valid_cmds[nr];
 			fill_entries(&seed, ents);
@@ -262,6 +366,8 @@ static void *fuzz_thread(void *arg)
 			fill_struct(&seed, buf, _IOC_NR(cmd), ents);
 			r = tw_ioctl(fd, cmd, pick_ptr(&seed, buf));
 			note(r, cmd);
+		} else if (op < 68) {
+			ring_traffic(&seed, fd);
 		} else if (op < 75) {
 			/* Valid traffic: arm something short, cancel some. */
 			uint64_t id;

@@ -2,8 +2,10 @@
 /*
  * twheel_security - what an unprivileged user can and cannot do:
  *   - use /dev/twheel within the caps (fork + setuid(1000));
- *   - per-file and global caps give ENOSPC (module parameters
- *     max_timers_per_fd and max_timers, restored afterwards);
+ *   - per-file, per-user and global caps give ENOSPC (module parameters
+ *     max_timers_per_fd, max_timers_per_user and max_timers, restored
+ *     afterwards); the per-user cap holds across files, not across users;
+ *   - TWHEEL_ARM_CPU accepts only CPUs the caller may run on (EPERM);
  *   - timers are charged to the creator's memory cgroup (cgroup2);
  *   - one file never sees or cancels another file's timers;
  *   - debugfs is root-only and prints no kernel pointer;
@@ -14,6 +16,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <regex.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -31,6 +34,7 @@ static void __attribute__((constructor)) settle(void)
 #define HOUR_NS		(3600ULL * 1000000000ULL)
 #define P_PER_FD	TW_PARAMS "/max_timers_per_fd"
 #define P_TOTAL		TW_PARAMS "/max_timers"
+#define P_USER		TW_PARAMS "/max_timers_per_user"
 
 /* Run @fn as uid/gid 1000 in a child; returns its exit status or -1. */
 static int as_user(int (*fn)(void))
@@ -123,6 +127,7 @@ TEST(unprivileged_user)
 struct saved_param {
 	char	per_fd[32];
 	char	total[32];
+	char	per_user[32];
 };
 
 static int params_save(struct saved_param *s)
@@ -130,6 +135,9 @@ static int params_save(struct saved_param *s)
 	if (tw_read_file(P_PER_FD, s->per_fd, sizeof(s->per_fd)) ||
 	    tw_read_file(P_TOTAL, s->total, sizeof(s->total)))
 		return -1;
+	/* Absent before max_timers_per_user existed. */
+	if (tw_read_file(P_USER, s->per_user, sizeof(s->per_user)))
+		s->per_user[0] = 0;
 	return 0;
 }
 
@@ -137,6 +145,8 @@ static void params_restore(const struct saved_param *s)
 {
 	tw_write_file(P_PER_FD, s->per_fd);
 	tw_write_file(P_TOTAL, s->total);
+	if (s->per_user[0])
+		tw_write_file(P_USER, s->per_user);
 }
 
 /* Arm one-hour timers until an error; returns how many were armed. */
@@ -219,6 +229,125 @@ TEST(per_file_and_global_caps)
 	close(fd3);
 	printf("# caps: per-file 20 -> %ld armed, global 40 -> ENOSPC as expected\n",
 	       n1);
+}
+
+/*
+ * As uid 1000, with max_timers_per_user 30: two files share the 30, and
+ * closing one gives its share back. Exit status 0 or the failed step.
+ */
+static int user_per_user_cap(void)
+{
+	struct twheel_info info = { .size = sizeof(info) };
+	int fd1 = tw_open(0), fd2 = tw_open(0);
+	long err, n;
+
+	if (fd1 < 0 || fd2 < 0)
+		return 10;
+	if (tw_ioctl(fd1, TWHEEL_IOC_INFO, &info) ||
+	    !(info.features & TWHEEL_FEAT_USER_CAP) || info.max_per_user != 30)
+		return 11;
+	if (arm_until_error(fd1, 20, &err) != 20)
+		return 12;
+	n = arm_until_error(fd2, 1000, &err);
+	if (n != 10 || err != -ENOSPC)
+		return 13;
+	/* A third file does not lift the cap either. */
+	n = arm_until_error(tw_open(0), 1000, &err);
+	if (n != 0 || err != -ENOSPC)
+		return 14;
+	close(fd1);
+	n = arm_until_error(fd2, 1000, &err);
+	if (n != 20 || err != -ENOSPC)
+		return 15;
+	return 0;
+}
+
+/* As uid 1001 while uid 1000's child holds its 30: a cap of its own. */
+static int other_user_own_cap(void)
+{
+	long err;
+
+	return arm_until_error(tw_open(0), 1000, &err) == 30 &&
+	       err == -ENOSPC ? 0 : 20;
+}
+
+static int as_uid(int uid, int (*fn)(void), int hold_fd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char c;
+		int r;
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(100);
+		r = fn();
+		/* Hold the timers until the parent says so. */
+		if (hold_fd >= 0 && read(hold_fd, &c, 1) != 1)
+			_exit(101);
+		_exit(r);
+	}
+	if (hold_fd >= 0)
+		return pid;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(per_user_cap)
+{
+	struct saved_param sp;
+	int hold[2], status;
+	pid_t pid;
+
+	if (params_save(&sp) || !sp.per_user[0])
+		SKIP(return, "no %s", P_USER);
+	ASSERT_EQ(0, pipe(hold));
+	ASSERT_EQ(0, tw_write_file(P_USER, "30"));
+	pid = as_uid(1000, user_per_user_cap, hold[0]);
+	ASSERT_LT(0, pid);
+	/* While uid 1000 holds 30 timers, uid 1001 gets its own 30. */
+	tw_sleep_ms(500);
+	EXPECT_EQ(0, as_uid(1001, other_user_own_cap, -1));
+	ASSERT_EQ(1, write(hold[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	params_restore(&sp);
+	close(hold[0]);
+	close(hold[1]);
+}
+
+/* As uid 1000, allowed to run on CPU 0 only: CPU 1 is EPERM, 0 is not. */
+static int user_arm_cpu_affinity(void)
+{
+	cpu_set_t set;
+	int fd = tw_open(0);
+
+	if (fd < 0)
+		return 10;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 11;
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 1, NULL) != -EPERM)
+		return 12;
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 0, NULL))
+		return 13;
+	/* Any CPU: where the caller runs, allowed. */
+	if (tw_arm(fd, 0, HOUR_NS, 0, 1, 0, NULL))
+		return 14;
+	return 0;
+}
+
+TEST(arm_cpu_honours_affinity)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online");
+	EXPECT_EQ(0, as_uid(1000, user_arm_cpu_affinity, -1));
 }
 
 /* ----------------------------------------------------------------- memcg */
@@ -305,6 +434,8 @@ TEST_F_TIMEOUT(memcg, accounting, 400)
 		SKIP(return, "no twheel parameters");
 	ASSERT_EQ(0, tw_write_file(P_PER_FD, "100000000"));
 	ASSERT_EQ(0, tw_write_file(P_TOTAL, "100000000"));
+	if (sp.per_user[0])
+		ASSERT_EQ(0, tw_write_file(P_USER, "100000000"));
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, pipe(q));
 	pid = fork();

@@ -16,7 +16,10 @@
  *     expired < deadline;
  *   - cancel/modify of a pending one-shot returns 1, query of a released id
  *     gives ENOENT, an event of a released id never shows up;
- *   - TWHEEL_IOC_INFO.pending of each file equals the ledger at every drain.
+ *   - TWHEEL_IOC_INFO.pending of each file equals the ledger at every drain;
+ *   - and the same for the timers of one ring file per thread (ring ABI:
+ *     batched arm, cancel and modify of table slots, records read from the
+ *     mapped ring, backlog flushed; rules in twheel_stress_ring.h).
  *
  * At the end every file is drained and closed and the debugfs counters are
  * compared with the ledger (see check_counters()). Prints TAP and the line
@@ -49,12 +52,14 @@ enum tstate { T_FREE, T_ARMED, T_DELIVERED, T_CANCELLED };
 
 enum {
 	OP_ARM, OP_BATCH, OP_PERIODIC, OP_CANCEL, OP_CANCEL_BATCH, OP_MODIFY,
-	OP_QUERY, OP_READ, OP_INFO, OP_REOPEN, NR_OPS
+	OP_QUERY, OP_READ, OP_INFO, OP_REOPEN, OP_RING_SUBMIT, OP_RING_REAP,
+	OP_RING_REOPEN, NR_OPS
 };
 
 static const char *const op_names[NR_OPS] = {
 	"arm", "arm_batch", "arm_periodic", "cancel", "cancel_batch",
-	"modify", "query", "read", "info", "reopen",
+	"modify", "query", "read", "info", "reopen", "ring_submit",
+	"ring_reap", "ring_reopen",
 };
 
 struct trec {
@@ -87,12 +92,15 @@ struct ledger {
 	uint64_t	op_n[NR_OPS];
 };
 
+struct rfile;
+
 struct worker {
 	pthread_t	thread;
 	int		idx;
 	uint64_t	seed;
 	int		nfiles;
 	struct tfile	*files;
+	struct rfile	*rf;
 	struct ledger	l;
 };
 
@@ -687,15 +695,22 @@ static int reopen(struct worker *w, int fi, bool first)
 	return 0;
 }
 
+#include "twheel_stress_ring.h"
+
+static struct rledger *rledgers;
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	struct rledger *rl = &rledgers[w->idx];
 	uint64_t local = 0, quota = opt_ops, tmax;
 	int fi;
 
 	for (fi = 0; fi < w->nfiles; fi++)
 		if (reopen(w, fi, true))
 			return NULL;
+	if (ring_open(w, w->rf))
+		return NULL;
 	tmax = t_start + opt_secs * 1000000000ULL;
 	while (!atomic_load(&stop_flag)) {
 		struct tfile *f;
@@ -706,7 +721,26 @@ static void *worker_main(void *arg)
 
 		fi = tw_rand_below(&w->seed, w->nfiles);
 		f = &w->files[fi];
-		op = tw_rand_below(&w->seed, 1000);
+		op = tw_rand_below(&w->seed, 1200);
+		if (op >= 1000) {
+			/* The ring file. */
+			kind = op < 1110 ? OP_RING_SUBMIT : op < 1199 ?
+			       OP_RING_REAP : OP_RING_REOPEN;
+			if (kind == OP_RING_SUBMIT) {
+				op_ring_submit(w, w->rf, rl);
+			} else if (kind == OP_RING_REAP) {
+				ring_reap(w, w->rf, rl);
+				w->l.ops++;
+			} else {
+				ring_close(w, w->rf, rl);
+				ring_open(w, w->rf);
+				w->l.ops++;
+			}
+			w->l.op_ns[kind] += tw_now() - t0;
+			w->l.op_n[kind]++;
+			local += w->l.ops - before;
+			continue;
+		}
 		kind = op < 200 ? OP_ARM : op < 300 ? OP_BATCH :
 		       op < 320 ? OP_PERIODIC : op < 460 ? OP_CANCEL :
 		       op < 520 ? OP_CANCEL_BATCH : op < 620 ? OP_MODIFY :
@@ -766,6 +800,7 @@ static void *worker_main(void *arg)
 	atomic_fetch_add(&total_ops, local);
 	for (fi = 0; fi < w->nfiles; fi++)
 		drain_file(w, fi, 20ULL * 1000000000ULL);
+	ring_drain(w, w->rf, rl, 20ULL * 1000000000ULL);
 	/* Close with a few timers pending: fd_cancelled must see them. */
 	for (fi = 0; fi < w->nfiles; fi++) {
 		int k;
@@ -896,6 +931,7 @@ int main(int argc, char **argv)
 {
 	struct worker *ws;
 	struct ledger tot = { 0 };
+	struct rledger rtot = { 0 };
 	struct tw_stats s0;
 	pthread_t hp;
 	int hp_cpus[8];
@@ -965,7 +1001,8 @@ int main(int argc, char **argv)
 	tw_stats_read(&s0);
 
 	ws = calloc(nw, sizeof(*ws));
-	if (!ws)
+	rledgers = calloc(nw, sizeof(*rledgers));
+	if (!ws || !rledgers)
 		return 1;
 	t_start = tw_now();
 	for (i = 0; i < nw; i++) {
@@ -973,7 +1010,8 @@ int main(int argc, char **argv)
 		ws[i].seed = opt_seed * 0x9E3779B97F4A7C15ULL + i + 1;
 		ws[i].nfiles = opt_files;
 		ws[i].files = calloc(opt_files, sizeof(struct tfile));
-		if (!ws[i].files ||
+		ws[i].rf = calloc(1, sizeof(struct rfile));
+		if (!ws[i].files || !ws[i].rf ||
 		    pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
 			perror("worker");
 			return 1;
@@ -984,8 +1022,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < nw; i++) {
+		const uint64_t *src = (const uint64_t *)&rledgers[i];
+		uint64_t *dst = (uint64_t *)&rtot;
+		size_t k;
+
 		pthread_join(ws[i].thread, NULL);
 		sum_ledger(&tot, &ws[i].l);
+		for (k = 0; k < sizeof(rtot) / sizeof(uint64_t); k++)
+			dst[k] += src[k];
 	}
 	atomic_store(&stop_flag, 1);
 	if (opt_hotplug)
@@ -1022,6 +1066,25 @@ int main(int argc, char **argv)
 		printf("# %-12s %8llu calls, %8.1f us each\n", op_names[i],
 		       (unsigned long long)tot.op_n[i],
 		       tot.op_n[i] ? tot.op_ns[i] / 1e3 / tot.op_n[i] : 0.0);
+	printf("# ring: %llu submits (%llu entries), %llu records (%llu from the backlog); one-shot: armed %llu fired %llu cancelled %llu superseded %llu closed %llu; periodic: armed %llu records %llu ended %llu closed %llu\n",
+	       (unsigned long long)rtot.submits,
+	       (unsigned long long)rtot.entries,
+	       (unsigned long long)rtot.records,
+	       (unsigned long long)rtot.backlogged,
+	       (unsigned long long)rtot.os_armed,
+	       (unsigned long long)rtot.os_fired,
+	       (unsigned long long)rtot.os_cancelled,
+	       (unsigned long long)rtot.os_superseded,
+	       (unsigned long long)rtot.os_closed,
+	       (unsigned long long)rtot.per_armed,
+	       (unsigned long long)rtot.per_records,
+	       (unsigned long long)rtot.per_ended,
+	       (unsigned long long)rtot.per_closed);
+	/* The ring's losses count as the run's. */
+	tot.lost += rtot.lost;
+	tot.early += rtot.early;
+	tot.duplicated += rtot.duplicated;
+	tot.bad += rtot.bad;
 	printf("lost=%llu early=%llu duplicated=%llu\n",
 	       (unsigned long long)tot.lost, (unsigned long long)tot.early,
 	       (unsigned long long)tot.duplicated);
@@ -1035,6 +1098,13 @@ int main(int argc, char **argv)
 	tap(tot.os_armed == tot.os_delivered + tot.os_cancelled +
 	    tot.os_closed + tot.lost,
 	    "ledger: one-shots armed = delivered + cancelled + closed");
+	tap(rtot.os_armed == rtot.os_fired + rtot.os_cancelled +
+	    rtot.os_superseded + rtot.os_closed + rtot.lost,
+	    "ring ledger: one-shots armed %llu = fired + cancelled + superseded + closed",
+	    (unsigned long long)rtot.os_armed);
+	tap(rtot.per_armed == rtot.per_ended + rtot.per_closed,
+	    "ring ledger: periodic armed %llu = ended + closed",
+	    (unsigned long long)rtot.per_armed);
 	tap(!tot.lost && !tot.early && !tot.duplicated,
 	    "lost=%llu early=%llu duplicated=%llu",
 	    (unsigned long long)tot.lost, (unsigned long long)tot.early,
@@ -1043,6 +1113,13 @@ int main(int argc, char **argv)
 	    (unsigned long long)tot.bad);
 	tap(!opt_hotplug || atomic_load(&hotplug_cycles) > 0 ||
 	    nr_cpus_possible < 2, "CPU hotplug ran");
+	/* The counters see the ring's timers too. */
+	tot.os_armed += rtot.os_armed;
+	tot.per_armed += rtot.per_armed;
+	tot.os_delivered += rtot.os_fired;
+	tot.per_events += rtot.per_records;
+	tot.os_closed += rtot.os_closed;
+	tot.per_closed += rtot.per_closed;
 	check_counters(&s0, &tot);
 	printf("1..%d\n", tap_n);
 	return tap_fail ? 1 : 0;

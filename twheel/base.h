@@ -57,6 +57,15 @@
  * (twheel:prepare teardown). A callback already running there finishes where
  * it is.
  *
+ * Batches: twheel_batch_on() arms, modifies or cancels the timers of one
+ * base under one hold of its lock and programs its tick at most once, for
+ * the earliest new deadline. The caller bounds the number of entries (the
+ * lock is held with interrupts off). An entry whose timer sits on another
+ * base ends the hold; twheel_batch_one() does it with both locks, like
+ * twheel_arm_timer(), so entries are done in order. A prep hook runs for
+ * each timer while it is detached under its base lock: that is where the
+ * /dev/twheel ring updates what a TWHEEL_TIMER_TICK callback reads.
+ *
  * Cancel and wait: twheel_cancel_sync() waits while the timer's callback
  * runs and disarms the timer once none runs, so it cancels at most one
  * arming. A timer that leaves a base while its callback runs there (re-armed
@@ -198,6 +207,42 @@ struct twheel_base {
 	bool			csd_pending;
 };
 
+/* struct twheel_batch_ent.op */
+enum tw_batch_op {
+	TW_BATCH_ARM,		/* (re-)arm on @cpu, overruns restart at 0 */
+	TW_BATCH_MODIFY,	/* re-arm on the timer's own CPU */
+	TW_BATCH_CANCEL,	/* disarm */
+};
+
+/**
+ * struct twheel_batch_ent - one timer of twheel_batch_on()
+ * @timer:	the timer
+ * @deadline:	absolute deadline, CLOCK_MONOTONIC ns (not for cancel)
+ * @period:	period in ns, 0 for one-shot (not for cancel)
+ * @mode:	enum twheel_mode matching @period (not for cancel)
+ * @op:		enum tw_batch_op
+ * @cpu:	target CPU of TW_BATCH_ARM, or TWHEEL_CPU_ANY (local)
+ * @ret:	out: 1 if the timer was pending, 0 if not, -ENXIO
+ * @priv:	the caller's, for its prep hook
+ */
+struct twheel_batch_ent {
+	struct twheel_timer	*timer;
+	void			*priv;
+	u64			deadline;
+	u64			period;
+	u8			mode;
+	u8			op;
+	int			cpu;
+	int			ret;
+};
+
+/*
+ * Called by twheel_batch_on() and twheel_batch_one() for each entry, under
+ * the lock of the timer's base with the timer detached, before it is
+ * enqueued again: no callback of the timer runs or can start meanwhile.
+ */
+typedef void (*twheel_prep_t)(struct twheel_batch_ent *e);
+
 int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		      unsigned int levels);
 void twheel_bases_exit(void);
@@ -205,6 +250,9 @@ void twheel_bases_exit(void);
 u64 twheel_now_ns(void);
 int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 		     u8 mode, int cpu, bool keep_cpu);
+unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
+			     unsigned int n, twheel_prep_t prep);
+void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep);
 
 unsigned int twheel_levels(void);
 unsigned int twheel_slots(void);

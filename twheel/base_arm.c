@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel per-CPU driver: arm, cancel, cancel and wait, query. Design in
- * base.h.
+ * twheel per-CPU driver: arm, batches of arms and cancels, cancel, cancel
+ * and wait, query. Design in base.h.
  */
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -13,6 +14,7 @@
 
 #include "base.h"
 #include "base_int.h"
+#include "compat.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -49,6 +51,136 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 	return ret;
 }
 
+/* Put detached @t on @new (locked, online) per @e, without reprogramming. */
+static void tw_batch_enqueue(struct twheel_base *new, struct twheel_timer *t,
+			     const struct twheel_batch_ent *e)
+{
+	t->period = e->period;
+	t->mode = e->mode;
+	if (e->op == TW_BATCH_ARM)
+		t->overruns = 0;
+	__tw_enqueue(new, t, e->deadline);
+}
+
+/**
+ * twheel_batch_one() - arm, modify or cancel one timer, wherever it is
+ * @e:		the entry; @e->ret is set
+ * @prep:	called with the timer detached, under the lock of its base
+ *		(may be NULL)
+ *
+ * Holds the locks of the timer's base and of the target base. A target
+ * that is offline is replaced by an online CPU unless @e names it
+ * (-ENXIO); a cancel works on any base.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ */
+void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
+{
+	bool named = e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY;
+	struct twheel_timer *t = e->timer;
+	struct twheel_base *old, *new;
+	unsigned long flags;
+	unsigned int tcpu;
+	int want;
+
+	/* Lock the timer's base and the target (the same but for an arm). */
+	want = e->op != TW_BATCH_ARM ? -1 :
+	       (named ? e->cpu : (int)raw_smp_processor_id());
+	for (;;) {
+		tcpu = READ_ONCE(t->cpu);
+		old = tw_base(tcpu);
+		new = tw_base(want < 0 ? tcpu : want);
+		local_irq_save(flags);
+		tw_lock_two_irqoff(old, new);
+		if (READ_ONCE(t->cpu) != tcpu) {
+			tw_unlock_two_irqoff(old, new);
+			local_irq_restore(flags);
+			continue;
+		}
+		if (likely(new->online) || e->op == TW_BATCH_CANCEL)
+			break;
+		tw_unlock_two_irqoff(old, new);
+		local_irq_restore(flags);
+		want = named ? -1 : tw_fallback_cpu(new->cpu);
+		if (want < 0) {
+			e->ret = -ENXIO;
+			return;
+		}
+	}
+
+	e->ret = tw_detach(old, t);
+	if (old != new)
+		tw_note_move(old, t);
+	if (prep)
+		prep(e);
+	if (e->op != TW_BATCH_CANCEL) {
+		tw_batch_enqueue(new, t, e);
+		tw_reprogram(new, t->node.expires);
+	}
+	if (old != new || (e->op == TW_BATCH_CANCEL && e->ret))
+		tw_maybe_idle(old);
+	tw_unlock_two_irqoff(old, new);
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_one);
+
+/**
+ * twheel_batch_on() - arm, modify or cancel timers of one base at once
+ * @cpu:	the base: where every timer is and TW_BATCH_ARM entries go
+ * @ents:	the entries, done in order; each one's @ret is set
+ * @n:		number of entries; the caller bounds it (the base lock is
+ *		held with interrupts off for all of them)
+ * @prep:	called for each entry with its timer detached, under the base
+ *		lock, before it is enqueued again (may be NULL)
+ *
+ * One hold of the base lock for the entries done, and one reprogram of the
+ * tick at most, for the earliest new deadline. The batch stops at the first
+ * entry that cannot be done here: its timer is on another base (a stale
+ * @cpu), an arm names another CPU, or the base is offline. The caller does
+ * that one with twheel_batch_one() and goes on with the rest.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: the number of leading entries done.
+ */
+unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
+			     unsigned int n, twheel_prep_t prep)
+{
+	struct twheel_base *base = tw_base(cpu);
+	u64 first = TW_NO_TICK;
+	bool detached = false;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	for (i = 0; i < n; i++) {
+		struct twheel_batch_ent *e = &ents[i];
+		struct twheel_timer *t = e->timer;
+
+		if (READ_ONCE(t->cpu) != cpu)
+			break;
+		if (e->op != TW_BATCH_CANCEL && !base->online)
+			break;
+		if (e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY &&
+		    e->cpu != cpu)
+			break;
+		e->ret = tw_detach(base, t);
+		detached |= e->ret;
+		if (prep)
+			prep(e);
+		if (e->op == TW_BATCH_CANCEL)
+			continue;
+		tw_batch_enqueue(base, t, e);
+		first = min(first, t->node.expires);
+	}
+	if (first != TW_NO_TICK)
+		tw_reprogram(base, first);
+	else if (detached)
+		tw_maybe_idle(base);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return i;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_on);
+
 /**
  * twheel_arm_timer() - (re-)arm a timer
  * @t:		the timer
@@ -66,48 +198,17 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 		     u8 mode, int cpu, bool keep_cpu)
 {
-	bool named = !keep_cpu && cpu != TWHEEL_CPU_ANY;
-	struct twheel_base *old, *new;
-	unsigned long flags;
-	int want, ret;
-	unsigned int tcpu;
+	struct twheel_batch_ent e = {
+		.timer		= t,
+		.deadline	= deadline,
+		.period		= period,
+		.mode		= mode,
+		.op		= keep_cpu ? TW_BATCH_MODIFY : TW_BATCH_ARM,
+		.cpu		= keep_cpu ? TWHEEL_CPU_ANY : cpu,
+	};
 
-	want = keep_cpu ? -1 : (named ? cpu : (int)raw_smp_processor_id());
-	for (;;) {
-		tcpu = READ_ONCE(t->cpu);
-		old = tw_base(tcpu);
-		new = tw_base(want < 0 ? tcpu : want);
-		local_irq_save(flags);
-		tw_lock_two_irqoff(old, new);
-		if (READ_ONCE(t->cpu) != tcpu) {
-			tw_unlock_two_irqoff(old, new);
-			local_irq_restore(flags);
-			continue;
-		}
-		if (likely(new->online))
-			break;
-		tw_unlock_two_irqoff(old, new);
-		local_irq_restore(flags);
-		if (named)
-			return -ENXIO;
-		want = tw_fallback_cpu(new->cpu);
-		if (want < 0)
-			return -ENXIO;
-	}
-
-	ret = tw_detach(old, t);
-	if (old != new)
-		tw_note_move(old, t);
-	t->period = period;
-	t->mode = mode;
-	if (!keep_cpu)
-		t->overruns = 0;
-	tw_enqueue(new, t, deadline);
-	if (old != new)
-		tw_maybe_idle(old);
-	tw_unlock_two_irqoff(old, new);
-	local_irq_restore(flags);
-	return ret;
+	twheel_batch_one(&e, NULL);
+	return e.ret;
 }
 
 /**

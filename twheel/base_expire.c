@@ -102,10 +102,12 @@ void tw_maybe_idle(struct twheel_base *base)
 }
 
 /*
- * Queue idle timer @t on @base at @deadline (ns) and make sure the tick
- * hrtimer fires in time. Base lock held, base online.
+ * Queue idle timer @t on @base at @deadline (ns) without looking at the tick
+ * hrtimer: the caller programs it, once for several timers (tw_reprogram()
+ * with the smallest t->node.expires). Base lock held, base online.
  */
-void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
+void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
+		  u64 deadline)
 {
 	struct tw_wheel *w = &base->wheel;
 
@@ -118,6 +120,15 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
 	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, base->cpu, deadline, t->period);
+}
+
+/*
+ * Queue idle timer @t on @base at @deadline (ns) and make sure the tick
+ * hrtimer fires in time. Base lock held, base online.
+ */
+void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
+{
+	__tw_enqueue(base, t, deadline);
 	tw_reprogram(base, t->node.expires);
 }
 

@@ -49,6 +49,8 @@ void tw_reprogram_next(struct twheel_base *base);
 void tw_csd_fn(void *info);
 void tw_wait_csd(struct twheel_base *base);
 void tw_maybe_idle(struct twheel_base *base);
+void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
+		  u64 deadline);
 void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		u64 deadline);
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);

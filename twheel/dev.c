@@ -4,9 +4,11 @@
  *
  * A misc device (dynamic minor, mode 0666: like timerfd it needs no
  * privilege; memory is charged to the caller's memcg and capped per file and
- * globally). Each open() gets its own timer set (dev_timer.c); the ioctls are
- * in dev_ioctl.c, the ABI in uapi/linux/twheel.h. The file operations hold a
- * module reference, so the module cannot be unloaded while a file is open.
+ * globally). Each open() gets its own timer set (dev_timer.c) and may set up
+ * a timer table and completion ring (dev_table.c, dev_ring.c; mmap() maps
+ * the ring); the ioctls are in dev_ioctl.c, the ABI in uapi/linux/twheel.h.
+ * The file operations hold a module reference, so the module cannot be
+ * unloaded while a file is open.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -17,37 +19,8 @@
 #include <uapi/linux/twheel.h>
 #include "dev.h"
 #include "dev_file.h"
+#include "dev_ring.h"
 #include "stats.h"
-
-static unsigned long max_timers_per_fd = 1048576;
-module_param(max_timers_per_fd, ulong, 0644);
-MODULE_PARM_DESC(max_timers_per_fd,
-		 "Cap on the timers of one open file of /dev/twheel (ENOSPC)");
-
-static unsigned long max_timers = 4194304;
-module_param(max_timers, ulong, 0644);
-MODULE_PARM_DESC(max_timers,
-		 "Cap on the timers of all open files of /dev/twheel (ENOSPC)");
-
-/**
- * twheel_dev_max_per_file() - current value of max_timers_per_fd
- *
- * Return: the cap on timers of one file.
- */
-unsigned long twheel_dev_max_per_file(void)
-{
-	return READ_ONCE(max_timers_per_fd);
-}
-
-/**
- * twheel_dev_max_total() - current value of max_timers
- *
- * Return: the cap on timers of all files.
- */
-unsigned long twheel_dev_max_total(void)
-{
-	return READ_ONCE(max_timers);
-}
 
 static int twheel_dev_open(struct inode *inode, struct file *file)
 {
@@ -56,6 +29,11 @@ static int twheel_dev_open(struct inode *inode, struct file *file)
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
+	f->user = twheel_user_get();
+	if (!f->user) {
+		kfree(f);
+		return -ENOMEM;
+	}
 	twheel_file_init(f);
 	file->private_data = f;
 	return stream_open(inode, file);
@@ -67,8 +45,10 @@ static int twheel_dev_release(struct inode *inode, struct file *file)
 	unsigned long n;
 
 	n = twheel_file_release_timers(f);
+	n += twheel_table_release(f);
 	if (n)
 		twheel_stat_add(fd_cancelled, n);
+	twheel_user_put(f->user);
 	kfree(f);
 	return 0;
 }
@@ -82,6 +62,8 @@ static ssize_t twheel_dev_read(struct file *file, char __user *buf,
 	if (count < sizeof(struct twheel_event))
 		return -EINVAL;
 	for (;;) {
+		/* The ring's backlog too; -ENODEV without a ring. */
+		twheel_table_flush(f, NULL);
 		ret = twheel_file_read(f, buf, count);
 		if (ret)
 			return ret;
@@ -98,9 +80,16 @@ static __poll_t twheel_dev_poll(struct file *file, poll_table *wait)
 	struct twheel_file *f = file->private_data;
 
 	poll_wait(file, &f->wq, wait);
-	/* Pairs with wq_has_sleeper() in the expiry callback. */
+	/* Pairs with wq_has_sleeper() in the expiry callbacks. */
 	smp_mb();
-	return twheel_file_ready(f) ? EPOLLIN | EPOLLRDNORM : 0;
+	twheel_table_flush(f, NULL);
+	return twheel_file_ready(f) || twheel_table_ready(f) ?
+	       EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int twheel_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return twheel_table_mmap(file->private_data, vma);
 }
 
 static const struct file_operations twheel_dev_fops = {
@@ -109,6 +98,7 @@ static const struct file_operations twheel_dev_fops = {
 	.release	= twheel_dev_release,
 	.read		= twheel_dev_read,
 	.poll		= twheel_dev_poll,
+	.mmap		= twheel_dev_mmap,
 	.unlocked_ioctl	= twheel_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
@@ -132,12 +122,21 @@ int twheel_dev_init(void)
 {
 	int ret;
 
-	ret = twheel_dev_timers_init();
+	ret = twheel_dev_caps_init();
 	if (ret)
 		return ret;
+	ret = twheel_dev_timers_init();
+	if (ret)
+		goto caps;
 	ret = misc_register(&twheel_miscdev);
 	if (ret)
-		twheel_dev_timers_exit();
+		goto timers;
+	return 0;
+
+timers:
+	twheel_dev_timers_exit();
+caps:
+	twheel_dev_caps_exit();
 	return ret;
 }
 
@@ -150,4 +149,5 @@ void twheel_dev_exit(void)
 {
 	misc_deregister(&twheel_miscdev);
 	twheel_dev_timers_exit();
+	twheel_dev_caps_exit();
 }

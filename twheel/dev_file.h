@@ -2,10 +2,14 @@
 /*
  * twheel char device internals: the per-open timer set behind /dev/twheel.
  *
- * dev.c is the misc device (open, release, read, poll, module parameters),
- * dev_timer.c the timer set (arm, modify, cancel, query, the expiry callback
- * and the ready list), dev_ioctl.c the ioctl ABI (copying and checking the
- * uapi structures, batches).
+ * dev.c is the misc device (open, release, read, poll, mmap), dev_ioctl.c
+ * the ioctl ABI (copying and checking the uapi structures, batches),
+ * dev_timer.c the timer set of ABI 1 (arm, modify, cancel, query, the expiry
+ * callback and the ready list), dev_table.c the timer table and bulk
+ * submission of the ring ABI, dev_ring.c its completion ring (design in
+ * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
+ * the caps on timers and their module parameters. Each file uses only those
+ * after it in this list.
  *
  * Locking
  * -------
@@ -46,6 +50,8 @@
 
 struct file;
 struct twheel_query;
+struct twheel_table;
+struct twheel_user;
 
 /* Ids are stored in 56 bits of struct twheel_utimer and index an xarray. */
 #define TWHEEL_ID_BITS		56
@@ -73,6 +79,8 @@ enum twheel_umode {
  * @wq:		readers and pollers wait here for @ready to become non-empty
  * @nr:		timers alive in this file (charged against the caps)
  * @next_id:	last id handed out; ids are never reused
+ * @table:	the timer table and completion ring, NULL until
+ *		TWHEEL_IOC_RING_SETUP (set once, then constant)
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -81,6 +89,8 @@ struct twheel_file {
 	wait_queue_head_t	wq;
 	atomic_long_t		nr;
 	atomic64_t		next_id;
+	struct twheel_table	*table;
+	struct twheel_user	*user;	/* charged for every timer, dev_caps.c */
 };
 
 /**
@@ -134,10 +144,6 @@ static inline u64 twheel_deadline_after(u64 now, u64 delta)
 	return sum;
 }
 
-/* dev.c: limits (module parameters) */
-unsigned long twheel_dev_max_per_file(void);
-unsigned long twheel_dev_max_total(void);
-
 /* dev_timer.c */
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
@@ -152,6 +158,24 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
 bool twheel_file_ready(struct twheel_file *f);
 ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 			 size_t count);
+
+/* dev_req.c */
+int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
+		    u64 *now, struct twheel_req *req);
+int twheel_check_cpu(u32 cpu);
+
+/* dev_caps.c */
+int twheel_dev_caps_init(void);
+void twheel_dev_caps_exit(void);
+unsigned long twheel_dev_max_per_file(void);
+unsigned long twheel_dev_max_total(void);
+int twheel_charge(struct twheel_file *f);
+void twheel_uncharge(struct twheel_file *f, unsigned long n);
+unsigned long twheel_dev_max_per_user(void);
+struct twheel_user *twheel_user_get(void);
+void twheel_user_put(struct twheel_user *u);
+int twheel_dev_reserve(struct twheel_file *f, unsigned long n);
+void twheel_dev_unreserve(struct twheel_file *f, unsigned long n);
 
 /* dev_ioctl.c */
 long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

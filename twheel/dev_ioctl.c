@@ -19,6 +19,7 @@
 #include <uapi/linux/twheel.h>
 #include "base.h"
 #include "dev_file.h"
+#include "dev_ring.h"
 
 static int twheel_copy_in(void *dst, size_t ksize, const void __user *src,
 			  u32 usize)
@@ -39,85 +40,23 @@ static int twheel_get_struct(void *dst, size_t ksize, const void __user *src)
 	return twheel_copy_in(dst, ksize, src, usize);
 }
 
-/* Absolute deadline on @clockid to CLOCK_MONOTONIC, once, at arm time. */
-static int twheel_abs_to_mono(s32 clockid, u64 expires, u64 *mono)
-{
-	s64 offs, d;
-
-	/* A deadline before the clock's zero. */
-	if (expires > KTIME_MAX)
-		return -EINVAL;
-	switch (clockid) {
-	case CLOCK_MONOTONIC:
-		*mono = expires;
-		return 0;
-	case CLOCK_BOOTTIME:
-		offs = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
-		break;
-	case CLOCK_REALTIME:
-		offs = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_REAL));
-		break;
-	default:
-		return -EINVAL;
-	}
-	/* Before monotonic zero: long past, fires at the next tick. */
-	if (check_sub_overflow((s64)expires, offs, &d) || d < 0)
-		d = 0;
-	*mono = d;
-	return 0;
-}
-
-/* Check and convert the common part of an arm or modify request. */
-static int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
-			   struct twheel_req *req)
-{
-	int ret;
-
-	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME &&
-	    clockid != CLOCK_REALTIME)
-		return -EINVAL;
-	/* A "negative" period. */
-	if (period > KTIME_MAX)
-		return -EINVAL;
-	if ((flags & TWHEEL_ARM_FIXED_DELAY) && !period)
-		return -EINVAL;
-
-	if (flags & TWHEEL_ARM_ABS) {
-		ret = twheel_abs_to_mono(clockid, expires, &req->deadline);
-		if (ret)
-			return ret;
-	} else {
-		req->deadline = twheel_deadline_after(ktime_get_ns(), expires);
-	}
-	req->period = period;
-	if (!period)
-		req->mode = TWHEEL_UMODE_ONESHOT;
-	else if (flags & TWHEEL_ARM_FIXED_DELAY)
-		req->mode = TWHEEL_UMODE_DELAY;
-	else
-		req->mode = TWHEEL_UMODE_RATE;
-	req->cookie = 0;
-	req->cpu = TWHEEL_CPU_ANY;
-	return 0;
-}
-
 static int twheel_arm_entry(struct twheel_file *f, struct twheel_arm *a)
 {
 	struct twheel_req req;
+	u64 now = 0;
 	int ret;
 
 	if ((a->flags & ~TWHEEL_ARM_FLAGS) || a->__reserved)
 		return -EINVAL;
 	ret = twheel_make_req(a->flags, a->clockid, a->expires, a->period,
-			      &req);
+			      &now, &req);
 	if (ret)
 		return ret;
 	req.cookie = a->cookie;
 	if (a->flags & TWHEEL_ARM_CPU) {
-		if (a->cpu >= nr_cpu_ids || !cpu_possible(a->cpu))
-			return -ERANGE;
-		if (!cpu_online(a->cpu))
-			return -ENXIO;
+		ret = twheel_check_cpu(a->cpu);
+		if (ret)
+			return ret;
 		req.cpu = a->cpu;
 	}
 	return twheel_file_arm(f, &req, &a->id);
@@ -272,6 +211,7 @@ static long twheel_ioctl_modify(struct twheel_file *f,
 {
 	struct twheel_modify m;
 	struct twheel_req req;
+	u64 now = 0;
 	int ret;
 
 	ret = twheel_get_struct(&m, sizeof(m), um);
@@ -280,7 +220,8 @@ static long twheel_ioctl_modify(struct twheel_file *f,
 	if ((m.flags & ~(TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY)) ||
 	    m.__reserved)
 		return -EINVAL;
-	ret = twheel_make_req(m.flags, m.clockid, m.expires, m.period, &req);
+	ret = twheel_make_req(m.flags, m.clockid, m.expires, m.period, &now,
+			      &req);
 	if (ret)
 		return ret;
 	return twheel_file_modify(f, m.id, &req);
@@ -305,13 +246,25 @@ static long twheel_ioctl_query(struct twheel_file *f,
 	return 0;
 }
 
+/*
+ * INFO is size-versioned: the structure of ABI 1 (TWHEEL_INFO_SIZE_VER0
+ * bytes) is accepted as well as today's, and no more than the caller's
+ * size is written back.
+ */
 static long twheel_ioctl_info(struct twheel_file *f,
 			      struct twheel_info __user *ui)
 {
 	struct twheel_info info;
+	u32 usize;
 	int ret;
 
-	ret = twheel_get_struct(&info, sizeof(info), ui);
+	if (get_user(usize, &ui->size))
+		return -EFAULT;
+	if (usize < TWHEEL_INFO_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&info, sizeof(info), ui, usize);
 	if (ret)
 		return ret;
 	info = (struct twheel_info) {
@@ -326,8 +279,65 @@ static long twheel_ioctl_info(struct twheel_file *f,
 		.pending	= atomic_long_read(&f->nr),
 		.event_size	= sizeof(struct twheel_event),
 		.nr_cpus	= nr_cpu_ids,
+		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP,
+		.max_per_user	= twheel_dev_max_per_user(),
 	};
-	if (copy_to_user(ui, &info, sizeof(info)))
+	if (copy_to_user(ui, &info, min_t(size_t, usize, sizeof(info))))
+		return -EFAULT;
+	return 0;
+}
+
+static long twheel_ioctl_ring_setup(struct twheel_file *f,
+				    struct twheel_ring_params __user *up)
+{
+	struct twheel_ring_params p;
+	int ret;
+
+	ret = twheel_get_struct(&p, sizeof(p), up);
+	if (ret)
+		return ret;
+	ret = twheel_table_setup(f, &p);
+	if (ret)
+		return ret;
+	/* The ring stays set up; its layout does not depend on the call. */
+	if (copy_to_user(up, &p, sizeof(p)))
+		return -EFAULT;
+	return 0;
+}
+
+static long twheel_ioctl_submit(struct twheel_file *f,
+				struct twheel_batch __user *ub)
+{
+	struct twheel_batch b;
+	int ret;
+
+	ret = twheel_get_struct(&b, sizeof(b), ub);
+	if (ret)
+		return ret;
+	if (b.flags || b.__reserved)
+		return -EINVAL;
+	if (b.count > TWHEEL_BATCH_MAX)
+		return -E2BIG;
+	if (b.entry_size != sizeof(struct twheel_sqe))
+		return -EINVAL;
+	return twheel_table_submit(f, &b, &ub->done);
+}
+
+static long twheel_ioctl_flush(struct twheel_file *f,
+			       struct twheel_flush __user *ufl)
+{
+	struct twheel_flush fl;
+	int ret;
+
+	ret = twheel_get_struct(&fl, sizeof(fl), ufl);
+	if (ret)
+		return ret;
+	if (fl.flags)
+		return -EINVAL;
+	ret = twheel_table_flush(f, &fl);
+	if (ret)
+		return ret;
+	if (copy_to_user(ufl, &fl, sizeof(fl)))
 		return -EFAULT;
 	return 0;
 }
@@ -364,6 +374,12 @@ long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return twheel_ioctl_modify(f, uarg);
 	case _IOC_NR(TWHEEL_IOC_QUERY):
 		return twheel_ioctl_query(f, uarg);
+	case _IOC_NR(TWHEEL_IOC_RING_SETUP):
+		return twheel_ioctl_ring_setup(f, uarg);
+	case _IOC_NR(TWHEEL_IOC_SUBMIT):
+		return twheel_ioctl_submit(f, uarg);
+	case _IOC_NR(TWHEEL_IOC_FLUSH):
+		return twheel_ioctl_flush(f, uarg);
 	default:
 		return -ENOTTY;
 	}

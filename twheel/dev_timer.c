@@ -14,14 +14,12 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/pagemap.h>
-#include <linux/percpu_counter.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
-#include "stats.h"
 
 /* Events copied per hold of the file lock by read(). */
 #define TWHEEL_READ_CHUNK	64
@@ -29,42 +27,6 @@
 #define TWHEEL_READ_RETRIES	3
 
 static struct kmem_cache *twheel_utimer_cache;
-
-/*
- * Timers of all files, against max_timers. A percpu_counter: an arm or a
- * cancel only touches this CPU's delta until it reaches percpu_counter_batch,
- * and the exact (locked) sum is computed only when the approximate value is
- * within batch * online CPUs of the cap. Far from the cap an arm therefore
- * writes no shared cache line; near it the cap may be exceeded by at most the
- * number of arms racing on other CPUs at that instant, never durably.
- */
-static struct percpu_counter twheel_dev_nr;
-
-static int twheel_charge(struct twheel_file *f)
-{
-	s64 max_total = min_t(u64, twheel_dev_max_total(), S64_MAX);
-
-	if (atomic_long_inc_return(&f->nr) > twheel_dev_max_per_file())
-		goto reject_file;
-	percpu_counter_inc(&twheel_dev_nr);
-	if (__percpu_counter_compare(&twheel_dev_nr, max_total,
-				     percpu_counter_batch) > 0)
-		goto reject_total;
-	return 0;
-
-reject_total:
-	percpu_counter_dec(&twheel_dev_nr);
-reject_file:
-	atomic_long_dec(&f->nr);
-	twheel_stat_inc(rejected);
-	return -ENOSPC;
-}
-
-static void twheel_uncharge(struct twheel_file *f, unsigned long n)
-{
-	atomic_long_sub(n, &f->nr);
-	percpu_counter_sub(&twheel_dev_nr, n);
-}
 
 /*
  * Fixed rate: deadlines of @ut's grid after its queued event's that passed by
@@ -533,25 +495,18 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 }
 
 /**
- * twheel_dev_timers_init() - create the timer cache and the global count
+ * twheel_dev_timers_init() - create the timer cache
  *
  * Return: 0 or -ENOMEM.
  */
 int twheel_dev_timers_init(void)
 {
-	int ret;
-
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 		     sizeof(struct twheel_utimer) > 128);
 
 	/* SLAB_ACCOUNT: timers are charged to the memcg of their creator. */
 	twheel_utimer_cache = KMEM_CACHE(twheel_utimer, SLAB_ACCOUNT);
-	if (!twheel_utimer_cache)
-		return -ENOMEM;
-	ret = percpu_counter_init(&twheel_dev_nr, 0, GFP_KERNEL);
-	if (ret)
-		kmem_cache_destroy(twheel_utimer_cache);
-	return ret;
+	return twheel_utimer_cache ? 0 : -ENOMEM;
 }
 
 /**
@@ -561,6 +516,5 @@ int twheel_dev_timers_init(void)
  */
 void twheel_dev_timers_exit(void)
 {
-	percpu_counter_destroy(&twheel_dev_nr);
 	kmem_cache_destroy(twheel_utimer_cache);
 }

@@ -49,7 +49,7 @@ rotate() {
 # implementations interleaved in rotating order.
 kernel_run() { # N REP
 	ROT=$2
-	for impl in $(rotate twheel timer_list hrtimer); do
+	for impl in $(rotate twheel timer_list hrtimer delayed_work timer_list_work); do
 		if echo "run $impl $1 $(($2 + 1))" >"$CTL"; then
 			echo "RESULT inkernel rep=$2 $(cat "$CTL")"
 		else

@@ -135,11 +135,11 @@ static void kb_format(const struct kb_job *job)
 
 static int kb_parse(char *cmd, struct kb_job *job)
 {
-	char impl[16];
+	char impl[24];
 	int i;
 
 	memset(job, 0, sizeof(*job));
-	if (sscanf(cmd, "run %15s %lu %u", impl, &job->res.n,
+	if (sscanf(cmd, "run %23s %lu %u", impl, &job->res.n,
 		   &job->res.seed) == 3) {
 		job->cmd = KB_CMD_RUN;
 		i = match_string(kb_impl_names, KB_NR_IMPLS, impl);
@@ -244,6 +244,10 @@ DEFINE_SHOW_ATTRIBUTE(kb_busy);
 
 static int __init kb_init(void)
 {
+	int ret = kb_run_init();
+
+	if (ret)
+		return ret;
 	kb_dir = debugfs_create_dir("twheel_bench", NULL);
 	debugfs_create_file("ctl", 0600, kb_dir, NULL, &kb_ctl_fops);
 	debugfs_create_file("info", 0400, kb_dir, NULL, &kb_info_fops);
@@ -258,9 +262,10 @@ static void __exit kb_exit(void)
 
 	debugfs_remove(kb_dir);
 	kb_scale_release(&job.res);
+	kb_run_exit();
 }
 module_exit(kb_exit);
 
-MODULE_DESCRIPTION("twheel benchmark: twheel vs timer_list vs hrtimer");
+MODULE_DESCRIPTION("twheel benchmark: twheel vs timer_list, hrtimer and workqueue timers");
 MODULE_AUTHOR("twheel developers");
 MODULE_LICENSE("GPL");

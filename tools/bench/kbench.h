@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel_bench: in-kernel benchmark of twheel against timer_list and hrtimer.
+ * twheel_bench: in-kernel benchmark of twheel against timer_list, hrtimer
+ * and the two ways the kernel runs a timer's callback in a workqueue:
+ * delayed_work, and a timer_list whose callback queues a work item.
  *
  * kbench_run.c holds the measurement (one implementation, one population
  * size per run); kbench.c the debugfs control file and the bound kthread
@@ -15,6 +17,8 @@ enum kb_impl {
 	KB_TWHEEL,
 	KB_TIMER_LIST,
 	KB_HRTIMER,
+	KB_DELAYED_WORK,	/* mod_delayed_work_on(), per-CPU workqueue */
+	KB_TIMER_LIST_WORK,	/* timer_list + queue_work_on(), same wq */
 	KB_NR_IMPLS,
 };
 
@@ -35,7 +39,8 @@ enum kb_impl {
  * @pattern_cns: one arm plus a 95 % chance of a cancel, on top of @n pending
  * @pattern_ops: operations in the pattern phase
  * @expire_cns:	expiry of one timer: CPU busy time from the end of arming to
- *		the last callback of one batch, / @n
+ *		the last callback of one batch, / @n (for the workqueue peers
+ *		up to the start of the last work function, as twheel's)
  * @batch_cns:	expiry of one timer: first to last callback, / (@n - 1)
  * @fire_delay_ns: first callback of the batch minus its nominal deadline
  * @late_arm:	the batch was still being armed at its deadline
@@ -62,6 +67,8 @@ struct kb_result {
 
 extern const char * const kb_impl_names[KB_NR_IMPLS];
 
+int kb_run_init(void);
+void kb_run_exit(void);
 int kb_run(struct kb_result *res);
 int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res);
 void kb_scale_release(struct kb_result *res);

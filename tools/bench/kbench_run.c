@@ -5,14 +5,20 @@
  *
  * Every implementation gets the same work: the same pseudo-random deadlines
  * (seeded), the same loop shape, the same callback. Timers are pinned to the
- * CPU (TIMER_PINNED, HRTIMER_MODE_*_PINNED, twheel's local CPU) so that the
- * expiry work of the pattern phase lands on the measured CPU.
+ * CPU (TIMER_PINNED, HRTIMER_MODE_*_PINNED, twheel's local CPU,
+ * mod_delayed_work_on() and queue_work_on() this CPU) so that the expiry work
+ * of the pattern phase lands on the measured CPU.
+ *
+ * The workqueue peers run their callbacks where twheel runs its own: in a
+ * work item of a per-CPU WQ_HIGHPRI workqueue (kb_wq, like twheel's). Their
+ * callback is the work function, so expiry is measured to its start.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -24,6 +30,7 @@
 #include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/twheel.h>
+#include <linux/workqueue.h>
 
 #include "../../twheel/compat.h"
 #include "kbench.h"
@@ -39,7 +46,18 @@ const char * const kb_impl_names[KB_NR_IMPLS] = {
 	[KB_TWHEEL]	= "twheel",
 	[KB_TIMER_LIST]	= "timer_list",
 	[KB_HRTIMER]	= "hrtimer",
+	[KB_DELAYED_WORK]	= "delayed_work",
+	[KB_TIMER_LIST_WORK]	= "timer_list_work",
 };
+
+/* A timer_list whose callback queues a work item: delayed_work by hand. */
+struct kb_tlw {
+	struct timer_list	timer;
+	struct work_struct	work;
+};
+
+/* The workqueue of the two workqueue peers. */
+static struct workqueue_struct *kb_wq;
 
 /* A set of timers of one implementation. */
 struct kb_set {
@@ -49,6 +67,8 @@ struct kb_set {
 		struct twheel_timer	*tw;
 		struct timer_list	*tl;
 		struct hrtimer		*hr;
+		struct delayed_work	*dw;
+		struct kb_tlw		*tlw;
 		void			*mem;
 	};
 };
@@ -89,6 +109,18 @@ static enum hrtimer_restart kb_hr_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static void kb_work_fn(struct work_struct *work)
+{
+	kb_expired();
+}
+
+static void kb_tlw_timer_fn(struct timer_list *timer)
+{
+	struct kb_tlw *t = timer_container_of(t, timer, timer);
+
+	queue_work_on(smp_processor_id(), kb_wq, &t->work);
+}
+
 size_t kb_timer_size(enum kb_impl impl)
 {
 	switch (impl) {
@@ -98,6 +130,10 @@ size_t kb_timer_size(enum kb_impl impl)
 		return sizeof(struct timer_list);
 	case KB_HRTIMER:
 		return sizeof(struct hrtimer);
+	case KB_DELAYED_WORK:
+		return sizeof(struct delayed_work);
+	case KB_TIMER_LIST_WORK:
+		return sizeof(struct kb_tlw);
 	default:
 		return 0;
 	}
@@ -124,6 +160,14 @@ static int kb_set_alloc(struct kb_set *s, enum kb_impl impl, unsigned long n)
 			twheel_hrtimer_setup(&s->hr[i], kb_hr_fn,
 					     CLOCK_MONOTONIC,
 					     HRTIMER_MODE_REL_PINNED);
+			break;
+		case KB_DELAYED_WORK:
+			INIT_DELAYED_WORK(&s->dw[i], kb_work_fn);
+			break;
+		case KB_TIMER_LIST_WORK:
+			timer_setup(&s->tlw[i].timer, kb_tlw_timer_fn,
+				    TIMER_PINNED);
+			INIT_WORK(&s->tlw[i].work, kb_work_fn);
 			break;
 		default:
 			break;
@@ -153,6 +197,22 @@ static __always_inline void kb_cancel(struct kb_set *s, unsigned long i,
 		break;
 	case KB_HRTIMER:
 		hrtimer_cancel(&s->hr[i]);
+		break;
+	case KB_DELAYED_WORK:
+		if (sync)
+			cancel_delayed_work_sync(&s->dw[i]);
+		else
+			cancel_delayed_work(&s->dw[i]);
+		break;
+	case KB_TIMER_LIST_WORK:
+		/* the timer may have fired and queued the work already */
+		if (sync) {
+			timer_delete_sync(&s->tlw[i].timer);
+			cancel_work_sync(&s->tlw[i].work);
+		} else {
+			timer_delete(&s->tlw[i].timer);
+			cancel_work(&s->tlw[i].work);
+		}
 		break;
 	default:
 		break;
@@ -190,6 +250,13 @@ static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
 	case KB_HRTIMER:
 		hrtimer_start(&s->hr[i], ns_to_ktime(ns),
 			      HRTIMER_MODE_REL_PINNED);
+		break;
+	case KB_DELAYED_WORK:
+		mod_delayed_work_on(smp_processor_id(), kb_wq, &s->dw[i],
+				    nsecs_to_jiffies(ns));
+		break;
+	case KB_TIMER_LIST_WORK:
+		mod_timer(&s->tlw[i].timer, jiffies + nsecs_to_jiffies(ns));
 		break;
 	default:
 		break;
@@ -395,6 +462,14 @@ static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
 			hrtimer_start(&s->hr[i], ns_to_ktime(dl),
 				      HRTIMER_MODE_ABS_PINNED);
 			break;
+		case KB_DELAYED_WORK:
+			/* relative in jiffies only: the same expiry jiffy */
+			mod_delayed_work_on(cpu, kb_wq, &s->dw[i],
+					    max_t(long, 0, jdl - jiffies));
+			break;
+		case KB_TIMER_LIST_WORK:
+			mod_timer(&s->tlw[i].timer, jdl);
+			break;
 		default:
 			break;
 		}
@@ -461,6 +536,27 @@ out:
 	kb_set_free(&s);
 	kvfree(d);
 	return ret;
+}
+
+/**
+ * kb_run_init() - create the workqueue of the workqueue peers
+ *
+ * Per-CPU and WQ_HIGHPRI, as twheel's own.
+ * Return: 0 or -ENOMEM.
+ */
+int kb_run_init(void)
+{
+	kb_wq = alloc_workqueue("twheel_bench", WQ_HIGHPRI | TWHEEL_WQ_PERCPU,
+				0);
+	return kb_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * kb_run_exit() - destroy the workqueue of kb_run_init()
+ */
+void kb_run_exit(void)
+{
+	destroy_workqueue(kb_wq);
 }
 
 /* Scale test: a population of twheel timers kept armed between commands. */

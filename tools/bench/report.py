@@ -19,7 +19,8 @@ from report_user import (USER_IMPLS, burst_drain_ms, burst_rows,
 from report_util import (Targets, fmt, get, gnuplot, md_table, medians, num,
                          parse_kv, ratio, table, write_series)
 
-KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer"]
+KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer", "delayed_work",
+                "timer_list_work"]
 
 
 def read_results(path):
@@ -85,11 +86,39 @@ def print_arm_breakdown(ik):
               f" = {fmt(ratio(ab, tl), 2)}x timer_list's {fmt(tl)} ns")
 
 
+# The in-kernel peers that run callbacks in a workqueue, as twheel does:
+# (twheel metric, peer, peer metric, bound) at every N.
+WQ_TARGETS = [
+    ("expire_ns", "delayed_work", "expire_ns", 1.0),
+    ("expire_ns", "timer_list", "expire_ns", 1.5),
+    ("arm_ns", "delayed_work", "arm_ns", 1.0),
+    ("arm_ns", "timer_list", "arm_ns", 1.3),
+    ("arm_abs_ns", "timer_list", "arm_ns", 1.0),
+    ("cancel_ns", "delayed_work", "cancel_ns", 1.0),
+    ("cancel_ns", "timer_list", "cancel_ns", 1.0),
+]
+
+
+def check_wq_targets(t, ik, ns):
+    """twheel against delayed_work and timer_list, ratios at every N."""
+    for op, peer, pop, bound in WQ_TARGETS:
+        rs = {n: ratio(get(ik, "twheel", n, op), get(ik, peer, n, pop))
+              for n in ns}
+        got = [r for r in rs.values() if r is not None]
+        what = {"arm_ns": "arm (relative)", "arm_abs_ns": "arm (absolute)"}
+        t.add(f"in-kernel {what.get(op, op[:-3])} <= {bound}x {peer} "
+              "at every N",
+              None if len(got) < len(ns) or not ns else max(got) <= bound,
+              f"twheel/{peer} " + ", ".join(
+                  f"{n:g}: {fmt(r, 2)}" for n, r in rs.items()))
+
+
 def check_targets(data):
     t = Targets()
     ik, us, core = data["inkernel"], data["user"], data["core"]
     print("\n== Targets (reported, not asserted)")
     ns = sorted({r["n"] for r in ik})
+    check_wq_targets(t, ik, ns)
     for op in ("arm_ns", "cancel_ns"):
         rs = [ratio(get(ik, "twheel", n, op), get(ik, "timer_list", n, op))
               for n in ns]

@@ -24,12 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/twheel.h>
 
-#define TOOL_VERSION		"1.0"
+#define TOOL_VERSION		"1.1"
+#define TOOL_MIN_ABI		1	/* oldest kernel ABI spoken (no ring) */
 #define DEFAULT_DEVICE		"/dev/twheel"
 #define DEFAULT_DEBUGFS		"/sys/kernel/debug/twheel"
 
@@ -253,9 +255,19 @@ static const char *clock_name(clockid_t id)
 /* ------------------------------------------------------------ errors */
 
 /* Operations whose errors have a documented meaning. */
-enum op { OP_OPEN, OP_INFO, OP_ARM, OP_BATCH, OP_CANCEL, OP_QUERY, OP_READ };
+enum op { OP_OPEN, OP_INFO, OP_ARM, OP_BATCH, OP_CANCEL, OP_QUERY, OP_READ,
+	  OP_RING };
 
 static struct twheel_info kinfo;	/* filled by get_info() */
+
+/* The ring ABI, used by run when the kernel has it (ring_setup()). */
+static struct {
+	bool			on;
+	struct twheel_ring_params p;
+	char			*map;
+	uint32_t		*head, *tail, *flags, mask;
+	struct twheel_cqe	*cqes;
+} ring;
 
 /* A clear message for every errno uapi/linux/twheel.h documents. */
 static const char *explain(enum op op, int err, char *buf, size_t len)
@@ -349,9 +361,9 @@ static void get_info(int fd)
 		op_error(OP_INFO, errno, "TWHEEL_IOC_INFO on %s", device);
 		exit(errno == ENOTTY ? EX_ABI : EX_FAIL);
 	}
-	if (kinfo.abi_version < TWHEEL_ABI_VERSION) {
-		errmsg("kernel twheel ABI %u is older than this tool's (%u)",
-		       kinfo.abi_version, TWHEEL_ABI_VERSION);
+	if (kinfo.abi_version < TOOL_MIN_ABI) {
+		errmsg("kernel twheel ABI %u is older than this tool's oldest (%u)",
+		       kinfo.abi_version, TOOL_MIN_ABI);
 		exit(EX_ABI);
 	}
 	if (kinfo.event_size && kinfo.event_size != sizeof(struct twheel_event)) {
@@ -423,14 +435,14 @@ static int cmd_info(int argc, char **argv)
 		printf("{\"abi_version\":%u,\"tool_abi_version\":%u,\"tick_ns\":%llu,"
 		       "\"horizon_ns\":%llu,\"levels\":%u,\"slots\":%u,"
 		       "\"max_per_file\":%llu,\"max_total\":%llu,\"pending\":%llu,"
-		       "\"event_size\":%u,\"nr_cpus\":%u}\n",
+		       "\"event_size\":%u,\"nr_cpus\":%u,\"features\":%llu}\n",
 		       kinfo.abi_version, TWHEEL_ABI_VERSION,
 		       (unsigned long long)kinfo.tick_ns,
 		       (unsigned long long)kinfo.horizon_ns, kinfo.levels,
 		       kinfo.slots, (unsigned long long)kinfo.max_per_file,
 		       (unsigned long long)kinfo.max_total,
 		       (unsigned long long)kinfo.pending, kinfo.event_size,
-		       kinfo.nr_cpus);
+		       kinfo.nr_cpus, (unsigned long long)kinfo.features);
 		return EX_OK;
 	}
 	printf("twheel on %s\n", device);
@@ -448,6 +460,10 @@ static int cmd_info(int argc, char **argv)
 	       (unsigned long long)kinfo.max_total);
 	printf("  possible CPUs    %u\n", kinfo.nr_cpus);
 	printf("  event size       %u bytes\n", kinfo.event_size);
+	printf("  features         %s\n",
+	       kinfo.features & TWHEEL_FEAT_RING ?
+	       "ring (timer table, TWHEEL_IOC_SUBMIT, mmap'ed completion ring)" :
+	       "none");
 	return EX_OK;
 }
 
@@ -474,7 +490,8 @@ struct tmr {
 	unsigned int copies;
 	uint64_t spread;
 	/* state */
-	uint64_t id;		/* kernel id, 0 if not armed */
+	uint64_t id;		/* kernel id (ring: slot + 1), 0 if not armed */
+	uint32_t gen;		/* ring: the slot's generation */
 	int arm_err;
 	bool done;
 	uint64_t events, overruns;
@@ -682,6 +699,99 @@ static void fill_arm(struct twheel_arm *a, const struct tmr *t)
 	}
 }
 
+/*
+ * Set up a timer table with one slot per timer and map its completion ring,
+ * if the kernel has the ring ABI. Return: true if run uses the ring.
+ */
+static bool ring_setup(int fd)
+{
+	uint32_t entries = 64;
+	void *m;
+
+	if (!(kinfo.features & TWHEEL_FEAT_RING))
+		return false;
+	while (entries < nr_timers && entries < 65536)
+		entries <<= 1;
+	memset(&ring.p, 0, sizeof(ring.p));
+	ring.p.size = sizeof(ring.p);
+	ring.p.slots = (uint32_t)nr_timers;
+	ring.p.ring_entries = entries;
+	if (ioctl(fd, TWHEEL_IOC_RING_SETUP, &ring.p) < 0) {
+		op_error(OP_RING, errno, "TWHEEL_IOC_RING_SETUP (using read())");
+		return false;
+	}
+	m = mmap(NULL, ring.p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, (off_t)ring.p.mmap_offset);
+	if (m == MAP_FAILED) {
+		op_error(OP_RING, errno, "mmap of the ring (using read())");
+		return false;
+	}
+	ring.map = m;
+	ring.head = (uint32_t *)(ring.map + ring.p.off.head);
+	ring.tail = (uint32_t *)(ring.map + ring.p.off.tail);
+	ring.flags = (uint32_t *)(ring.map + ring.p.off.flags);
+	ring.mask = *(uint32_t *)(ring.map + ring.p.off.ring_mask);
+	ring.cqes = (struct twheel_cqe *)(ring.map + ring.p.off.records);
+	ring.on = true;
+	return true;
+}
+
+/* Submit @n entries; their results are in @q. Return: ioctl result. */
+static long ring_submit(int fd, struct twheel_sqe *q, size_t n, uint32_t *done)
+{
+	struct twheel_batch b = {
+		.size = sizeof(b),
+		.count = (uint32_t)n,
+		.entry_size = sizeof(*q),
+		.entries = (uintptr_t)q,
+	};
+	long r = ioctl(fd, TWHEEL_IOC_SUBMIT, &b);
+
+	*done = b.done;
+	return r;
+}
+
+/* Arm every timer through the ring, timer i in slot i. */
+static int ring_arm(int fd, const struct twheel_arm *arms)
+{
+	struct twheel_sqe *q = calloc(nr_timers, sizeof(*q));
+	uint32_t done;
+	size_t i;
+
+	if (!q) {
+		errmsg("out of memory");
+		return -1;
+	}
+	for (i = 0; i < nr_timers; i++) {
+		q[i].op = TWHEEL_OP_ARM;
+		q[i].slot = (uint32_t)i;
+		q[i].flags = (uint16_t)arms[i].flags;
+		q[i].clockid = arms[i].clockid;
+		q[i].cpu = arms[i].cpu;
+		q[i].expires = arms[i].expires;
+		q[i].period = arms[i].period;
+		q[i].cookie = arms[i].cookie;
+	}
+	if (ring_submit(fd, q, nr_timers, &done) < 0) {
+		op_error(OP_BATCH, errno, "TWHEEL_IOC_SUBMIT of %zu timers",
+			 nr_timers);
+		free(q);
+		return -1;
+	}
+	for (i = 0; i < nr_timers; i++) {
+		if (i >= done) {
+			timers[i].arm_err = EFAULT;
+		} else if (q[i].result < 0) {
+			timers[i].arm_err = -q[i].result;
+		} else {
+			timers[i].id = i + 1;
+			timers[i].gen = q[i].gen;
+		}
+	}
+	free(q);
+	return 0;
+}
+
 static int arm_all(int fd, bool batch)
 {
 	struct twheel_arm *arms = calloc(nr_timers, sizeof(*arms));
@@ -695,7 +805,12 @@ static int arm_all(int fd, bool batch)
 	for (i = 0; i < nr_timers; i++)
 		fill_arm(&arms[i], &timers[i]);
 
-	if (batch && nr_timers > 1) {
+	if (ring.on) {
+		if (ring_arm(fd, arms)) {
+			free(arms);
+			return -1;
+		}
+	} else if (batch && nr_timers > 1) {
 		struct twheel_batch b = {
 			.size = sizeof(b),
 			.count = (uint32_t)nr_timers,
@@ -769,9 +884,23 @@ static void do_cancel(int fd, struct tmr *t, const char *why, uint64_t t0)
 {
 	struct twheel_cancel c = { .size = sizeof(c), .id = t->id };
 	size_t n = (size_t)(t - timers) + 1;
-	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
-	int err = ret < 0 ? errno : 0;
-	uint64_t now = mono_ns() - t0;
+	struct twheel_sqe q = {
+		.op = TWHEEL_OP_CANCEL, .slot = (uint32_t)(n - 1),
+	};
+	uint32_t done;
+	int ret, err;
+	uint64_t now;
+
+	if (ring.on) {
+		ret = (int)ring_submit(fd, &q, 1, &done);
+		if (ret >= 0)
+			ret = q.result;
+		err = ret < 0 ? (q.result < 0 ? -q.result : errno) : 0;
+	} else {
+		ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+		err = ret < 0 ? errno : 0;
+	}
+	now = mono_ns() - t0;
 
 	t->done = true;
 	if (!strcmp(why, "end") && !err && !json)
@@ -1062,6 +1191,50 @@ static bool all_done(void)
 	return true;
 }
 
+/*
+ * Read the records in the ring, without a system call but for a flush of
+ * the backlog when the ring overflowed. A record of a timer that is done
+ * (cancelled, or count reached) or of an older arming is not shown. The
+ * ring has no expiry time: fire lateness is shown as read lateness.
+ */
+static void ring_reap(int fd, uint64_t t0)
+{
+	struct twheel_flush fl = { .size = sizeof(fl) };
+	uint32_t head, tail;
+
+	for (;;) {
+		head = *ring.head;
+		tail = __atomic_load_n(ring.tail, __ATOMIC_ACQUIRE);
+		if (head == tail) {
+			if (!(__atomic_load_n(ring.flags, __ATOMIC_ACQUIRE) &
+			      TWHEEL_RING_OVERFLOW))
+				return;
+			if (ioctl(fd, TWHEEL_IOC_FLUSH, &fl) < 0 || !fl.flushed)
+				return;
+			continue;
+		}
+		while (head != tail) {
+			const struct twheel_cqe *c = &ring.cqes[head++ & ring.mask];
+			struct twheel_event ev = {
+				.id = (uint64_t)c->slot + 1,
+				.cookie = c->cookie,
+				.deadline = c->deadline,
+				.overruns = c->overruns,
+				.flags = c->flags & TWHEEL_CQE_PERIODIC ?
+					 TWHEEL_EVENT_PERIODIC : 0,
+			};
+			uint64_t now = mono_ns();
+
+			if (c->slot >= nr_timers || timers[c->slot].done ||
+			    timers[c->slot].gen != c->gen)
+				continue;
+			ev.expired = now;
+			handle_event(fd, &ev, now, t0);
+		}
+		__atomic_store_n(ring.head, head, __ATOMIC_RELEASE);
+	}
+}
+
 static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 {
 	struct twheel_event evs[64];
@@ -1136,6 +1309,11 @@ static int run_loop(int fd, uint64_t t0, uint64_t run_for)
 			errmsg("poll: %s", strerror(errno));
 			return EX_FAIL;
 		}
+		if (ring.on) {
+			ring_reap(fd, t0);
+			fflush(stdout);
+			continue;
+		}
 		for (;;) {
 			r = read(fd, evs, sizeof(evs));
 			if (r < 0) {
@@ -1186,6 +1364,7 @@ static const struct option run_opts[] = {
 	{ "stall",	  required_argument, NULL, 'P' },
 	{ "for",	  required_argument, NULL, 'F' },
 	{ "no-batch",	  no_argument,	     NULL, 'B' },
+	{ "no-ring",	  no_argument,	     NULL, 'R' },
 	{ "device",	  required_argument, NULL, 'D' },
 	{ "debugfs",	  required_argument, NULL, 'S' },
 	{ "quiet",	  no_argument,	     NULL, 'q' },
@@ -1225,7 +1404,7 @@ static void expand_copies(void)
 static int cmd_run(int argc, char **argv)
 {
 	uint64_t run_for = 0, t0;
-	bool batch = true;
+	bool batch = true, use_ring = true;
 	int c, fd, failed, ret;
 	size_t i;
 	struct tmr *t;
@@ -1308,6 +1487,10 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'B':
 			batch = false;
+			use_ring = false;
+			break;
+		case 'R':
+			use_ring = false;
 			break;
 		case 'q':
 			quiet = true;
@@ -1356,6 +1539,18 @@ static int cmd_run(int argc, char **argv)
 
 	fd = open_device();
 	get_info(fd);
+	/*
+	 * Queries need ids of the ioctl ABI: the ring has none. A stall shows
+	 * how read() coalesces what was not read; a ring just holds it.
+	 */
+	for (i = 0; i < nr_actions; i++)
+		use_ring &= actions[i].type == A_CANCEL;
+	if (use_ring)
+		ring_setup(fd);
+	if (!json && !quiet)
+		printf("delivery: %s\n", ring.on ?
+		       "mmap'ed completion ring (TWHEEL_IOC_SUBMIT)" :
+		       "read() of struct twheel_event");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
@@ -1682,7 +1877,7 @@ static void usage(FILE *f)
 "    twheelctl [GLOBAL OPTIONS] run TIMER [MODIFIER...] [TIMER [MODIFIER...]...]\n"
 "              [--cancel ID@TIME]... [--query ID@TIME]... [--stall DUR@TIME]...\n"
 "              [--for DURATION]\n"
-"              [--no-batch] [--quiet] [--json]\n"
+"              [--no-batch] [--no-ring] [--quiet] [--json]\n"
 "    twheelctl [GLOBAL OPTIONS] stats [--json]\n"
 "    twheelctl --help | --version\n"
 "\n"
@@ -1700,14 +1895,21 @@ static void usage(FILE *f)
 "    info    Print the wheel geometry (tick, levels, slots, horizon), the\n"
 "            pending-timer caps and the kernel's ABI version.\n"
 "\n"
-"    run     Arm the timers described on the command line (in one\n"
-"            TWHEEL_IOC_ARM_BATCH by default) and print one line per\n"
+"    run     Arm the timers described on the command line and print one line per\n"
 "            expiration: arrival time, timer number, kernel id, cookie,\n"
 "            deadline, fire lateness (expired - deadline, measured by the\n"
 "            kernel), read lateness (time of read - deadline) and overruns.\n"
 "            Ends when every timer is done (one-shot fired, periodic count\n"
 "            reached or cancelled), when --for elapses, or on SIGINT/SIGTERM;\n"
 "            then cancels what is left and prints a per-timer summary.\n"
+"            When the kernel has the ring ABI (info: features ring), the\n"
+"            timers go into a timer table (timer #N in slot N-1, id N) in\n"
+"            one TWHEEL_IOC_SUBMIT and their expirations are read from the\n"
+"            mmap'ed completion ring without a system call; the ring has no\n"
+"            expiry time, so fire lateness shows the read lateness, and a\n"
+"            fixed-delay timer's next deadline counts from its expiry.\n"
+"            Otherwise, or with --no-ring, --no-batch, --query or --stall,\n"
+"            they are armed with TWHEEL_IOC_ARM_BATCH and read with read().\n"
 "\n"
 "    stats   Read /sys/kernel/debug/twheel/{stats,percpu,latency} (root only)\n"
 "            and print the global counters, a per-CPU table and the lateness\n"
@@ -1732,7 +1934,7 @@ static void usage(FILE *f)
 "    --every PERIOD    periodic, fixed rate: deadline n = first + n * PERIOD;\n"
 "                      missed periods are reported as overruns, not replayed\n"
 "    --delay PERIOD    periodic, fixed delay: next deadline = read() of the\n"
-"                      previous event + PERIOD\n"
+"                      previous event + PERIOD (ring: its expiry + PERIOD)\n"
 "\n"
 "  Modifiers (apply to the timer just before them)\n"
 "    --first DUR       first deadline of a periodic timer (default: PERIOD)\n"
@@ -1752,6 +1954,9 @@ static void usage(FILE *f)
 "                      fixed delay just starts later\n"
 "    --for DUR         stop after DUR even if timers are still armed\n"
 "    --no-batch        one TWHEEL_IOC_ARM per timer instead of one batch\n"
+"                      (implies --no-ring)\n"
+"    --no-ring         arm with TWHEEL_IOC_ARM_BATCH and read() events even\n"
+"                      when the kernel has the ring ABI\n"
 "    --quiet           print only the summary\n"
 "\n"
 "EXAMPLES\n"

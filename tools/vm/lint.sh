@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make lint`: the checks a kernel maintainer runs before reading a patch.
 #   checkpatch --strict, kernel-doc, sparse, W=1 -Werror against every
-#   kernel `make check` tests (sparse on the two debug trees), shellcheck, the uapi header alone in C
-#   and C++, and the documentation rendered without warnings.
+#   kernel `make check` tests (sparse on the two debug trees), shellcheck, the
+#   uapi header alone in C and C++, libtwheel with -Werror, and the
+#   documentation and man pages rendered without warnings.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -114,6 +115,33 @@ uapi() {
 		g++ -fsyntax-only -Wall -Wextra -Werror -I uapi -x c++ "$out/uapi.c"
 }
 
+# libtwheel: the library warning-free, its header alone in C99 and C++.
+libtwheel() {
+	echo '#include <twheel.h>' >"$out/libtwheel.c"
+	gcc -fsyntax-only -Wall -Wextra -Wshadow -Werror -I uapi tools/lib/twheel/twheel.c &&
+		gcc -fsyntax-only -Wall -Wextra -Werror -pedantic -std=c99 -I uapi \
+			-I tools/lib/twheel -x c "$out/libtwheel.c" &&
+		g++ -fsyntax-only -Wall -Wextra -Werror -pedantic -I uapi \
+			-I tools/lib/twheel -x c++ "$out/libtwheel.c"
+}
+
+# Man pages: rendered by man -l with groff's warnings on; any message fails.
+# A page that is only ".so man3/OTHER.3" must name a page that exists.
+manpages() {
+	local p t r rc=0
+	for p in Documentation/man/*.[1-8]; do
+		if [ "$(wc -l <"$p")" -eq 1 ] && grep -q '^\.so ' "$p"; then
+			t=Documentation/man/$(sed -n 's|^\.so man[1-8]/||p' "$p")
+			[ -f "$t" ] || { echo "$p: .so target $t missing"; rc=1; }
+			continue
+		fi
+		r=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+			man --warnings -E UTF-8 -l "$p" 2>&1 >/dev/null)
+		[ -z "$r" ] || { echo "$p: $r"; rc=1; }
+	done
+	return $rc
+}
+
 gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"
@@ -135,6 +163,8 @@ else
 fi
 gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh .ci/run
 gate uapi-c-c++ uapi
+gate libtwheel libtwheel
+gate man-pages manpages
 gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
 	"$TW_BUILD/doc/twheel.html"
 

@@ -14,7 +14,9 @@ set -euo pipefail
 
 TW_PACKAGES="qemu-system-x86 busybox-static cpio linux-source-6.12 linux-headers-amd64
 bc bison flex libelf-dev libssl-dev dwarves python3 sparse gnuplot-nox kmod zstd dkms
-trinity shellcheck python3-docutils gcc g++ make libc6-dev rsync liburing-dev libuv1-dev"
+trinity shellcheck python3-docutils gcc g++ make libc6-dev rsync
+liburing-dev pkgconf libuv1-dev libevent-dev man-db groff-base
+debhelper dh-dkms dpkg-dev fakeroot lintian"
 
 setup_packages() {
 	local p missing=()

@@ -35,7 +35,11 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define TWHEEL_ABI_VERSION	1
+/*
+ * 1: the ioctls up to TWHEEL_IOC_QUERY and read().
+ * 2: struct twheel_info grows @features; the ring ABI (TWHEEL_FEAT_RING).
+ */
+#define TWHEEL_ABI_VERSION	2
 #define TWHEEL_IOC_MAGIC	0xE7
 
 /* struct twheel_arm.flags and struct twheel_modify.flags */
@@ -68,8 +72,11 @@
  *
  * Errors: EINVAL (flags, clockid, reserved, absolute deadline before the
  * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not
- * below the number of possible CPUs), ENXIO (cpu offline), ENOSPC
- * (per-file or global cap on pending timers reached), ENOMEM.
+ * below the number of possible CPUs), ENXIO (cpu offline), EPERM (cpu not
+ * among the CPUs the caller may run on, its affinity and cpuset; or
+ * isolated from kernel timers by nohz_full= or isolcpus=, unless the caller
+ * has CAP_SYS_NICE), ENOSPC (per-file, per-user or global cap on pending
+ * timers reached), ENOMEM.
  */
 struct twheel_arm {
 	__u32	size;
@@ -204,9 +211,16 @@ struct twheel_query {
 	__u32	cpu;
 };
 
+/* struct twheel_info.features */
+#define TWHEEL_FEAT_RING	0x1ULL	/* timer table, SUBMIT, completion ring */
+/* max_per_user; TWHEEL_ARM_CPU checks the caller's CPUs (EPERM) */
+#define TWHEEL_FEAT_USER_CAP	0x2ULL
+
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)
- * @size:		sizeof(struct twheel_info)
+ * @size:		sizeof(struct twheel_info); TWHEEL_INFO_SIZE_VER0 (the
+ *			ABI 1 structure, without @features) is accepted too,
+ *			and only @size bytes are written back
  * @abi_version:	out: TWHEEL_ABI_VERSION
  * @tick_ns:		out: length of a wheel tick
  * @horizon_ns:		out: span of the wheel before the overflow list
@@ -214,11 +228,16 @@ struct twheel_query {
  * @slots:		out: slots per level
  * @max_per_file:	out: cap on pending timers of one file
  * @max_total:		out: cap on pending timers of all files
- * @pending:		out: timers pending in this file
+ * @pending:		out: timers pending in this file (ioctl-armed ones;
+ *			ring timers are not counted)
  * @event_size:		out: sizeof(struct twheel_event)
  * @nr_cpus:		out: nr_cpu_ids (CPUs below it may be valid for
  *			TWHEEL_ARM_CPU)
  * @__reserved:		out: 0
+ * @features:		out: TWHEEL_FEAT_* bits (ABI 2)
+ * @max_per_user:	out: cap on pending timers (and ring table slots) of
+ *			all files opened by one user (ABI 2, with
+ *			TWHEEL_FEAT_USER_CAP)
  */
 struct twheel_info {
 	__u32	size;
@@ -233,7 +252,11 @@ struct twheel_info {
 	__u32	event_size;
 	__u32	nr_cpus;
 	__u64	__reserved;
+	__u64	features;
+	__u64	max_per_user;
 };
+
+#define TWHEEL_INFO_SIZE_VER0	72	/* struct twheel_info of ABI 1 */
 
 /* struct twheel_event.flags */
 #define TWHEEL_EVENT_PERIODIC	0x1U		/* timer stays armed */
@@ -270,5 +293,231 @@ struct twheel_event {
 #define TWHEEL_IOC_CANCEL_BATCH	_IOWR(TWHEEL_IOC_MAGIC, 4, struct twheel_batch)
 #define TWHEEL_IOC_MODIFY	_IOWR(TWHEEL_IOC_MAGIC, 5, struct twheel_modify)
 #define TWHEEL_IOC_QUERY	_IOWR(TWHEEL_IOC_MAGIC, 6, struct twheel_query)
+
+/*
+ * The ring ABI (ABI 2, TWHEEL_FEAT_RING in struct twheel_info.features).
+ *
+ * A file may set up, once, a timer table and a completion ring
+ * (TWHEEL_IOC_RING_SETUP). The table has a fixed number of slots; a slot
+ * index is the handle of a timer, chosen by userspace (no id is allocated).
+ * Timers of the table are armed, modified and cancelled in bulk with
+ * TWHEEL_IOC_SUBMIT (an array of struct twheel_sqe), and each expiry writes
+ * one struct twheel_cqe into the ring, which userspace maps with mmap() and
+ * reads without a system call, like io_uring's CQ ring:
+ *
+ *	head = *ring.head;			(userspace's own index)
+ *	tail = __atomic_load_n(ring.tail, __ATOMIC_ACQUIRE);
+ *	while (head != tail)
+ *		consume(&ring.records[head++ & *ring.ring_mask]);
+ *	__atomic_store_n(ring.head, head, __ATOMIC_RELEASE);
+ *
+ * The kernel writes records and then stores @tail with release semantics;
+ * it reads @head with acquire semantics and never overwrites a record
+ * between head and tail. Only @head is written by userspace. poll, select
+ * and epoll report EPOLLIN while head != tail or records wait in the
+ * overflow backlog. Files that never set up a ring keep ABI 1 exactly; the
+ * ioctls and read() of ABI 1 keep working on a file with a ring.
+ *
+ * Full ring: nothing is lost. An expiry that finds the ring full marks its
+ * timer (the record waits in the backlog, one per timer), sets
+ * TWHEEL_RING_OVERFLOW in the ring's @flags and counts it in @overflow.
+ * Further expiries of a marked periodic timer coalesce into the overruns of
+ * its waiting record. The backlog moves into the ring as space frees up, on
+ * TWHEEL_IOC_FLUSH, TWHEEL_IOC_SUBMIT, read() and poll(); userspace that
+ * sees TWHEEL_RING_OVERFLOW after consuming records calls one of them. The
+ * flag is cleared once the backlog is empty.
+ *
+ * Generations: every successful TWHEEL_OP_ARM or TWHEEL_OP_MODIFY of a slot
+ * increments the slot's generation (returned in struct twheel_sqe.gen) and
+ * every record carries the generation of the arming that fired. A record
+ * already in the ring when its slot is re-armed or cancelled stays there: it
+ * has the old generation and userspace drops it if it only wants the
+ * current arming's. A record still in the backlog is discarded by the
+ * re-arm or cancel (the sqe's result says so), so no record of an old
+ * arming is produced after the SUBMIT that ended it has returned.
+ *
+ * Ring timers are one-shot or periodic; the kernel re-arms a periodic one in
+ * the tick that fires it: fixed rate on the grid of deadlines (periods that
+ * passed are counted in the next record's @overruns), fixed delay one period
+ * after the tick that fired it (not after the record is read).
+ *
+ * mmap(): offset TWHEEL_RING_MMAP_OFF (0), length at most
+ * twheel_ring_params.mmap_size, MAP_SHARED, without PROT_EXEC. A wrong
+ * offset or length, or MAP_PRIVATE, gives EINVAL, PROT_EXEC EPERM, a file
+ * without a ring ENODEV. A mapping is inherited by fork(): parent and child
+ * share the file, the table and the ring (one consumer should advance
+ * @head). The ring lives as long as the file; munmap() and mmap() again see
+ * the same ring, and the last close() cancels every timer of the table.
+ */
+
+/**
+ * struct twheel_ring_offsets - where the ring's fields are in the mapping
+ * @head:	u32, consumer index (written by userspace)
+ * @tail:	u32, producer index (written by the kernel)
+ * @ring_mask:	u32, @ring_entries - 1
+ * @ring_entries: u32, number of records, a power of 2
+ * @flags:	u32, TWHEEL_RING_* bits (written by the kernel)
+ * @overflow:	u32, expiries that found the ring full (wraps)
+ * @records:	the struct twheel_cqe array
+ * @__reserved:	0
+ */
+struct twheel_ring_offsets {
+	__u32	head;
+	__u32	tail;
+	__u32	ring_mask;
+	__u32	ring_entries;
+	__u32	flags;
+	__u32	overflow;
+	__u32	records;
+	__u32	__reserved;
+};
+
+/* The ring's @flags word. */
+#define TWHEEL_RING_OVERFLOW	0x1U	/* records wait in the backlog */
+
+#define TWHEEL_RING_MMAP_OFF	0ULL
+#define TWHEEL_RING_MAX_ENTRIES	0x100000U	/* 2^20 */
+#define TWHEEL_TABLE_MAX_SLOTS	0x1000000U	/* 2^24 */
+
+/**
+ * struct twheel_ring_params - set up the timer table and the ring
+ * @size:	sizeof(struct twheel_ring_params)
+ * @flags:	must be 0
+ * @slots:	number of slots of the table, 1 .. TWHEEL_TABLE_MAX_SLOTS and
+ *		at most max_per_file; charged against max_total as timers
+ * @ring_entries: records in the ring, a power of 2, 1 ..
+ *		TWHEEL_RING_MAX_ENTRIES
+ * @mmap_offset: out: offset to pass to mmap() (TWHEEL_RING_MMAP_OFF)
+ * @mmap_size:	out: length of the mapping
+ * @off:	out: offsets of the ring's fields in the mapping
+ * @cqe_size:	out: sizeof(struct twheel_cqe)
+ * @sqe_size:	out: sizeof(struct twheel_sqe)
+ * @__reserved:	must be 0
+ *
+ * Memory: the ring is allocated at set-up; the table is allocated in chunks
+ * of slots as they are first armed. Both are charged to the caller's memory
+ * cgroup. Errors: EBUSY (the file has a ring already), EINVAL (flags,
+ * reserved, @slots or @ring_entries out of range, not a power of 2), ENOSPC
+ * (@slots above max_per_file, or max_total reached), ENOMEM.
+ */
+struct twheel_ring_params {
+	__u32	size;
+	__u32	flags;
+	__u32	slots;
+	__u32	ring_entries;
+	__u64	mmap_offset;
+	__u64	mmap_size;
+	struct twheel_ring_offsets off;
+	__u32	cqe_size;
+	__u32	sqe_size;
+	__u64	__reserved;
+};
+
+/* struct twheel_sqe.op */
+#define TWHEEL_OP_ARM		1	/* new cookie, deadline, period, CPU */
+#define TWHEEL_OP_CANCEL	2
+#define TWHEEL_OP_MODIFY	3	/* new deadline, period; same cookie, CPU */
+
+/**
+ * struct twheel_sqe - one submission (an entry of TWHEEL_IOC_SUBMIT)
+ * @op:		TWHEEL_OP_*
+ * @__pad:	must be 0
+ * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY, TWHEEL_ARM_CPU (ARM
+ *		only); 0 for CANCEL
+ * @slot:	the timer: a slot index below twheel_ring_params.slots
+ * @clockid:	as in struct twheel_arm (ARM, MODIFY)
+ * @cpu:	as in struct twheel_arm, with TWHEEL_ARM_CPU
+ * @expires:	deadline in ns, relative or absolute (ARM, MODIFY)
+ * @period:	period in ns, 0 for one-shot (ARM, MODIFY)
+ * @cookie:	echoed in the timer's records (ARM)
+ * @result:	out: 1 if the slot's previous arming was pending (armed, or
+ *		its record waiting in the backlog: discarded), 0 if the slot
+ *		was idle, or a negative errno: EBADSLT (@slot not below the
+ *		table size), EINVAL (@op, flags, clockid, @__pad, period, as
+ *		TWHEEL_IOC_ARM), ERANGE, ENXIO, EPERM (cpu), ENOMEM (first arm of a
+ *		slot of a chunk not yet allocated)
+ * @gen:	out: the slot's generation after this entry (see above), 0
+ *		when @result is an error
+ *
+ * A slot is idle, armed, or fired (its record is in the ring or in the
+ * backlog); ARM and MODIFY of a fired or idle slot arm it, CANCEL of an
+ * idle slot returns 0. MODIFY keeps the cookie and CPU; a never armed
+ * slot gets cookie 0 and the CPU of the first submitter that used a slot
+ * near it.
+ */
+struct twheel_sqe {
+	__u8	op;
+	__u8	__pad;
+	__u16	flags;
+	__u32	slot;
+	__s32	clockid;
+	__u32	cpu;
+	__u64	expires;
+	__u64	period;
+	__u64	cookie;
+	__s32	result;
+	__u32	gen;
+};
+
+/* struct twheel_cqe.flags */
+#define TWHEEL_CQE_PERIODIC	0x1U	/* the timer stays armed */
+#define TWHEEL_CQE_BACKLOG	0x2U	/* waited in the backlog (ring full) */
+
+/**
+ * struct twheel_cqe - one expiry, a record of the completion ring
+ * @cookie:	the cookie of the arming that fired
+ * @deadline:	the deadline that expired, CLOCK_MONOTONIC ns (for a
+ *		coalesced record, the last one); the record is written in
+ *		the wheel tick of that deadline, never before it
+ * @slot:	the timer's slot
+ * @gen:	the slot's generation of that arming
+ * @overruns:	expiries coalesced into this record: periods skipped because
+ *		the tick was late, plus expiries that found the record still
+ *		in the backlog (saturates)
+ * @flags:	TWHEEL_CQE_*
+ */
+struct twheel_cqe {
+	__u64	cookie;
+	__u64	deadline;
+	__u32	slot;
+	__u32	gen;
+	__u32	overruns;
+	__u32	flags;
+};
+
+/**
+ * struct twheel_flush - move backlog records into the ring (TWHEEL_IOC_FLUSH)
+ * @size:	sizeof(struct twheel_flush)
+ * @flags:	must be 0
+ * @flushed:	out: records moved into the ring
+ * @backlog:	out: records still waiting (the ring is full)
+ *
+ * Errors: ENODEV (no ring).
+ */
+struct twheel_flush {
+	__u32	size;
+	__u32	flags;
+	__u32	flushed;
+	__u32	backlog;
+};
+
+/*
+ * TWHEEL_IOC_SUBMIT takes a struct twheel_batch whose entries are struct
+ * twheel_sqe (@entry_size exactly sizeof(struct twheel_sqe), else EINVAL;
+ * @count up to TWHEEL_BATCH_MAX, else E2BIG). Entries are read in chunks
+ * and processed in order; each gets its @result and @gen. Partial failure:
+ * as for the other batches, a failing entry does not stop the batch; an
+ * EFAULT reading or writing back a chunk stops it at that chunk, whose
+ * entries are then not processed (nothing of a chunk is done unless its
+ * results can be written back, unless userspace unmaps or write-protects
+ * them while the ioctl runs). @done is the number of entries processed and
+ * the ioctl returns the number of entries with a result >= 0, or ENODEV (no
+ * ring), EINVAL, E2BIG, EFAULT (the header, or the first chunk), ENOMEM.
+ * Relative deadlines are measured from one clock read per batch. Before
+ * the entries, the backlog is flushed into the ring.
+ */
+#define TWHEEL_IOC_RING_SETUP	_IOWR(TWHEEL_IOC_MAGIC, 7, struct twheel_ring_params)
+#define TWHEEL_IOC_SUBMIT	_IOWR(TWHEEL_IOC_MAGIC, 8, struct twheel_batch)
+#define TWHEEL_IOC_FLUSH	_IOWR(TWHEEL_IOC_MAGIC, 9, struct twheel_flush)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

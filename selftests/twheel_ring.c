@@ -1,0 +1,950 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_ring - the ring ABI of /dev/twheel (uapi/linux/twheel.h, "The ring
+ * ABI"): INFO's features and size versioning, set-up rules, mmap rules,
+ * submission results and partial failure, records (never early, exactly
+ * once, generations), a full ring that loses nothing (backlog, coalesced
+ * overruns, flush by ioctl and read), a consumer thread racing producers on
+ * every CPU, fork, close and munmap with records in the ring, modify racing
+ * expiry, and a burst of 100 000 timers with one deadline, whose drain time
+ * (deadline to last record readable) is printed.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "twheel_hard.h"
+#include "twheel_ring.h"
+
+#include "kselftest_harness.h"
+
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+#define PAGE		4096UL
+
+/* Wait up to @ms for at least @n records (poll, which also flushes). */
+static uint32_t wait_records(int fd, struct tw_uring *r, uint32_t n,
+			     unsigned int ms)
+{
+	uint64_t end = tw_now() + ms * MS;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (tw_ring_count(r) < n && tw_now() < end) {
+		if (poll(&p, 1, 10) > 0)
+			tw_sleep_ms(1);
+	}
+	return tw_ring_count(r);
+}
+
+TEST(info_features)
+{
+	struct twheel_info info;
+	struct {
+		struct twheel_info i;
+		unsigned char guard[16];
+	} old;
+	unsigned int k;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_info(fd, &info));
+	EXPECT_EQ(2U, info.abi_version);
+	EXPECT_EQ((uint64_t)TWHEEL_FEAT_RING, info.features & TWHEEL_FEAT_RING);
+	/* An ABI 1 caller: accepted, and nothing past its size is written. */
+	memset(&old, 0xA5, sizeof(old));
+	old.i.size = TWHEEL_INFO_SIZE_VER0;
+	ASSERT_EQ(0, tw_ioctl(fd, TWHEEL_IOC_INFO, &old));
+	EXPECT_EQ((unsigned int)TWHEEL_ABI_VERSION, old.i.abi_version);
+	EXPECT_EQ(0ULL, old.i.__reserved);
+	for (k = TWHEEL_INFO_SIZE_VER0; k < sizeof(old); k++)
+		ASSERT_EQ(0xA5, ((unsigned char *)&old)[k]) TH_LOG("byte %u", k);
+	old.i.size = TWHEEL_INFO_SIZE_VER0 - 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_INFO, &old));
+	close(fd);
+}
+
+struct setup_race {
+	int fd;
+	long ret;
+};
+
+static void *setup_thread(void *arg)
+{
+	struct setup_race *s = arg;
+	struct twheel_ring_params p;
+
+	s->ret = tw_ring_setup_only(s->fd, 64, 64, &p);
+	return NULL;
+}
+
+TEST(setup_params)
+{
+	struct twheel_ring_params p;
+	struct {
+		struct twheel_ring_params p;
+		uint64_t tail;
+	} big;
+	struct setup_race race[4];
+	pthread_t th[4];
+	struct twheel_info info;
+	int fd, i, ok = 0;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_info(fd, &info));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 0, 64, &p));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 8, 0, &p));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 8, 3, &p));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 8, 96, &p));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, 8, TWHEEL_RING_MAX_ENTRIES * 2,
+					      &p));
+	EXPECT_EQ(-EINVAL, tw_ring_setup_only(fd, TWHEEL_TABLE_MAX_SLOTS + 1, 8,
+					      &p));
+	if (info.max_per_file < TWHEEL_TABLE_MAX_SLOTS)
+		EXPECT_EQ(-ENOSPC, tw_ring_setup_only(fd, info.max_per_file + 1,
+						      8, &p));
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.slots = 8;
+	p.ring_entries = 8;
+	p.flags = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p));
+	p.flags = 0;
+	p.__reserved = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p));
+	p.__reserved = 0;
+	p.size = 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p));
+	memset(&big, 0, sizeof(big));
+	big.p.size = sizeof(big);
+	big.p.slots = 8;
+	big.p.ring_entries = 8;
+	big.tail = 1;
+	EXPECT_EQ(-E2BIG, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &big));
+	EXPECT_EQ(-EFAULT, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, NULL));
+
+	/* None of that set anything up. */
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 100, 1024, &p));
+	EXPECT_EQ(TWHEEL_RING_MMAP_OFF, p.mmap_offset);
+	EXPECT_EQ(sizeof(struct twheel_cqe), p.cqe_size);
+	EXPECT_EQ(sizeof(struct twheel_sqe), p.sqe_size);
+	EXPECT_LE(p.off.records + 1024 * sizeof(struct twheel_cqe), p.mmap_size);
+	EXPECT_EQ(0U, p.mmap_size % PAGE);
+	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 100, 1024, &p));
+	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 1, 1, &p));
+	/* The ABI 1 ioctls still work on a file with a ring. */
+	EXPECT_EQ(0, tw_arm(fd, 0, 10 * SEC, 0, 0, 0, NULL));
+	EXPECT_EQ(1, tw_pending(fd));
+	close(fd);
+
+	/* Racing set-ups of one file: exactly one wins. */
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	for (i = 0; i < 4; i++) {
+		race[i].fd = fd;
+		pthread_create(&th[i], NULL, setup_thread, &race[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (!race[i].ret)
+			ok++;
+		else
+			EXPECT_EQ(-EBUSY, race[i].ret);
+	}
+	EXPECT_EQ(1, ok);
+	close(fd);
+}
+
+TEST(no_ring)
+{
+	struct twheel_sqe q = tw_sqe(TWHEEL_OP_ARM, 0, 0, SEC, 0, 0);
+	char buf[sizeof(struct twheel_event)];
+	void *m;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	EXPECT_EQ(-ENODEV, tw_submit(fd, &q, 1, NULL));
+	EXPECT_EQ(-ENODEV, tw_flush(fd, NULL, NULL));
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(fd);
+}
+
+TEST(mmap_rules)
+{
+	struct tw_uring r;
+	size_t size;
+	char *m, *m2;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 8, 1024, &r.p));
+	size = r.p.mmap_size;
+	ASSERT_LT(PAGE, size);
+
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, PAGE);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, size + PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EPERM, errno);
+
+	/* Right: the whole ring, a prefix, read-only. */
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	tw_ring_attach(&r, m);
+	EXPECT_EQ(1024U, r.entries);
+	EXPECT_EQ(1023U, r.mask);
+	EXPECT_EQ(0U, *r.flags);
+	/* Never executable, never larger. */
+	EXPECT_EQ(-1, mprotect(m, size, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(MAP_FAILED, mremap(m, size, size + PAGE, 0));
+	m2 = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, m2);
+	EXPECT_EQ(1024U, *(uint32_t *)(m2 + r.p.off.ring_entries));
+	munmap(m2, PAGE);
+	munmap(m, size);
+	close(fd);
+}
+
+TEST(arm_and_read)
+{
+	static const uint32_t slot[3] = { 0, 5, 63 };
+	static const uint64_t rel[3] = { 50 * MS, 20 * MS, 80 * MS };
+	struct twheel_cqe c[8];
+	struct twheel_sqe q[3];
+	struct pollfd p;
+	struct tw_uring r;
+	uint64_t t0, t1, seen;
+	uint32_t done, gen;
+	unsigned int i, n;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 64, 64, &r));
+	for (i = 0; i < 3; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, slot[i], 0, rel[i], 0,
+			      100 + slot[i]);
+	t0 = tw_now();
+	ASSERT_EQ(3, tw_submit(fd, q, 3, &done));
+	t1 = tw_now();
+	EXPECT_EQ(3U, done);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, q[i].result);
+		EXPECT_EQ(1U, q[i].gen);
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	EXPECT_EQ(1, poll(&p, 1, 5000));
+	ASSERT_EQ(3U, wait_records(fd, &r, 3, 5000));
+	seen = tw_now();
+	n = tw_ring_reap(&r, c, 8);
+	ASSERT_EQ(3U, n);
+	for (n = 0; n < 3; n++) {
+		for (i = 0; i < 3 && slot[i] != c[n].slot; i++)
+			;
+		ASSERT_LT(i, 3U);
+		EXPECT_EQ(100 + slot[i], c[n].cookie);
+		EXPECT_EQ(1U, c[n].gen);
+		EXPECT_EQ(0U, c[n].overruns);
+		EXPECT_EQ(0U, c[n].flags);
+		/* One clock read per batch: the deadline is that read + rel. */
+		EXPECT_LE(t0 + rel[i], c[n].deadline);
+		EXPECT_GE(t1 + rel[i], c[n].deadline);
+		EXPECT_LE(c[n].deadline, seen);
+	}
+	/* In deadline order: one CPU, increasing deadlines. */
+	EXPECT_EQ(5U, c[0].slot);
+	EXPECT_EQ(0, poll(&p, 1, 100));
+	EXPECT_EQ(0U, tw_ring_count(&r));
+	/* A fired one-shot slot is idle: cancel 0, re-arm 0 with gen 2. */
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, 5, 0, 0, 0, 0, &gen));
+	EXPECT_EQ(1U, gen);
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 5, 0, SEC * 100, 0, 0, &gen));
+	EXPECT_EQ(2U, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_MODIFY, 5, 0, SEC * 200, 0, 0,
+				&gen));
+	EXPECT_EQ(3U, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 5, 0, 0, 0, 0, &gen));
+	EXPECT_EQ(3U, gen);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+TEST(bad_entries)
+{
+	struct twheel_ring_params p;
+	struct twheel_batch b;
+	struct twheel_sqe q[14];
+	unsigned int i;
+	uint32_t done;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 10, 16, &p));
+	for (i = 0; i < 14; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, 1, 0, 10 * SEC, 0, i);
+	q[0].slot = 10;				/* EBADSLT */
+	q[1].slot = UINT32_MAX;			/* EBADSLT */
+	q[2].op = 0;				/* EINVAL */
+	q[3].op = 4;				/* EINVAL */
+	q[4] = tw_sqe(TWHEEL_OP_CANCEL, 1, TWHEEL_ARM_ABS, 0, 0, 0);
+	q[5].op = TWHEEL_OP_MODIFY;
+	q[5].flags = TWHEEL_ARM_CPU;		/* EINVAL */
+	q[6].__pad = 1;				/* EINVAL */
+	q[7].clockid = 99;			/* EINVAL */
+	q[8].period = (uint64_t)INT64_MAX + 1;	/* EINVAL */
+	q[9].flags = TWHEEL_ARM_CPU;
+	q[9].cpu = 1000000;			/* ERANGE */
+	q[10].slot = 3;				/* 0 */
+	q[11].flags = TWHEEL_ARM_FIXED_DELAY;	/* EINVAL: no period */
+	q[12] = tw_sqe(TWHEEL_OP_CANCEL, 9, 0, 0, 0, 0);	/* 0 */
+	q[13] = tw_sqe(TWHEEL_OP_CANCEL, 3, 0, 0, 0, 0);	/* 1 */
+	EXPECT_EQ(3, tw_submit(fd, q, 14, &done));
+	EXPECT_EQ(14U, done);
+	EXPECT_EQ(-EBADSLT, q[0].result);
+	EXPECT_EQ(-EBADSLT, q[1].result);
+	for (i = 2; i <= 8; i++)
+		EXPECT_EQ(-EINVAL, q[i].result) TH_LOG("entry %u", i);
+	EXPECT_EQ(-ERANGE, q[9].result);
+	EXPECT_EQ(0, q[10].result);
+	EXPECT_EQ(1U, q[10].gen);
+	EXPECT_EQ(-EINVAL, q[11].result);
+	EXPECT_EQ(0, q[12].result);
+	EXPECT_EQ(1, q[13].result);
+	/* Slot 1 was never armed: every entry for it failed. */
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
+
+	/* The header. */
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.count = 1;
+	b.entries = (uintptr_t)q;
+	b.entry_size = sizeof(q[0]) - 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	b.entry_size = sizeof(q[0]) + 8;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	b.entry_size = sizeof(q[0]);
+	b.count = TWHEEL_BATCH_MAX + 1;
+	EXPECT_EQ(-E2BIG, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	b.count = 1;
+	b.flags = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	b.flags = 0;
+	b.entries = 0;
+	EXPECT_EQ(-EFAULT, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	b.count = 0;
+	EXPECT_EQ(0, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, &b));
+	EXPECT_EQ(0U, b.done);
+	EXPECT_EQ(-EFAULT, tw_ioctl(fd, TWHEEL_IOC_SUBMIT, NULL));
+	close(fd);
+}
+
+TEST(submit_efault)
+{
+	const unsigned int n = 80;
+	struct twheel_ring_params p;
+	struct twheel_sqe *q;
+	unsigned int i;
+	uint32_t done;
+	char *m;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 256, 256, &p));
+	m = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	/* Entries 70.. are in the second page, which goes away. */
+	q = (struct twheel_sqe *)(m + PAGE - 70 * sizeof(*q));
+	for (i = 0; i < 70; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, 100 * SEC, 0, i);
+	ASSERT_EQ(0, mprotect(m + PAGE, PAGE, PROT_NONE));
+	/* The first chunk (64) is done; the second cannot be read. */
+	EXPECT_EQ(64, tw_submit(fd, q, n, &done));
+	EXPECT_EQ(64U, done);
+	for (i = 0; i < 70; i++)
+		EXPECT_EQ(i < 64 ? 1 : 0,
+			  tw_submit1(fd, TWHEEL_OP_CANCEL, i, 0, 0, 0, 0, NULL))
+			TH_LOG("slot %u", i);
+	/* Readable, not writable: nothing is done. */
+	ASSERT_EQ(0, mprotect(m, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, tw_submit(fd, q, 10, &done));
+	EXPECT_EQ(0U, done);
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, i, 0, 0, 0, 0,
+					NULL));
+	munmap(m, 2 * PAGE);
+	close(fd);
+}
+
+TEST(ring_full_overflow)
+{
+	struct twheel_cqe c[32];
+	struct twheel_sqe q[26];
+	unsigned char got[26] = { 0 };
+	uint32_t flushed, backlog, total = 0, from_backlog = 0;
+	char ev[sizeof(struct twheel_event)];
+	struct pollfd p;
+	struct tw_uring r;
+	unsigned int i, n;
+	uint64_t end;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 32, 4, &r));
+	for (i = 0; i < 20; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, 30 * MS, 0, 1000 + i);
+	ASSERT_EQ(20, tw_submit(fd, q, 20, NULL));
+	tw_sleep_ms(400);
+	EXPECT_EQ(4U, tw_ring_count(&r));
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	EXPECT_EQ(16U, *r.overflow);
+	p.fd = fd;
+	p.events = POLLIN;
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	/* Consume, flush, until every record came exactly once. */
+	end = tw_now() + 5 * SEC;
+	while (total < 20 && tw_now() < end) {
+		n = tw_ring_reap(&r, c, 32);
+		for (i = 0; i < n; i++) {
+			ASSERT_LT(c[i].slot, 20U);
+			EXPECT_EQ(1000 + c[i].slot, c[i].cookie);
+			EXPECT_EQ(0U, c[i].overruns);
+			EXPECT_EQ(1U, c[i].gen);
+			got[c[i].slot]++;
+			from_backlog += !!(c[i].flags & TWHEEL_CQE_BACKLOG);
+		}
+		total += n;
+		ASSERT_EQ(0, tw_flush(fd, &flushed, &backlog));
+		EXPECT_EQ(total < 20 ? 20 - total - flushed : 0, backlog);
+	}
+	EXPECT_EQ(20U, total);
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(1, got[i]) TH_LOG("slot %u", i);
+	EXPECT_EQ(16U, from_backlog);
+	EXPECT_FALSE(tw_ring_overflowed(&r));
+	EXPECT_EQ(16U, *r.overflow);
+	EXPECT_EQ(0, tw_flush(fd, &flushed, &backlog));
+	EXPECT_EQ(0U, flushed);
+	EXPECT_EQ(0U, backlog);
+	EXPECT_EQ(0, poll(&p, 1, 0));
+
+	/* read() flushes too. */
+	for (i = 20; i < 26; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, 10 * MS, 0, 1000 + i);
+	ASSERT_EQ(6, tw_submit(fd, q + 20, 6, NULL));
+	tw_sleep_ms(300);
+	EXPECT_EQ(4U, tw_ring_count(&r));
+	EXPECT_EQ(4U, tw_ring_reap(&r, c, 32));
+	EXPECT_EQ(0U, tw_ring_count(&r));
+	EXPECT_EQ(-1, read(fd, ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(2U, tw_ring_count(&r));
+	EXPECT_EQ(2U, tw_ring_reap(&r, c, 32));
+	EXPECT_FALSE(tw_ring_overflowed(&r));
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/* Consecutive records of one periodic timer account for every period. */
+TEST(periodic_overruns_exact)
+{
+	const uint64_t period = 20 * MS;
+	struct twheel_cqe c[4], prev = { 0 };
+	uint64_t periods = 0, first = 0;
+	unsigned int round, n, i, records = 0;
+	uint32_t flushed, gen;
+	struct tw_uring r;
+	bool have = false;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 1, &r));
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 2, 0, period, period, 7,
+				&gen));
+	for (round = 0; round < 6; round++) {
+		/* Nobody reads for a while: the ring (1 record) is full. */
+		tw_sleep_ms(150);
+		for (i = 0; i < 3; i++) {
+			n = tw_ring_reap(&r, c, 4);
+			if (n) {
+				ASSERT_EQ(1U, n);
+				ASSERT_EQ(2U, c[0].slot);
+				EXPECT_EQ(7U, c[0].cookie);
+				EXPECT_EQ(gen, c[0].gen);
+				EXPECT_TRUE(c[0].flags & TWHEEL_CQE_PERIODIC);
+				if (have) {
+					ASSERT_LT(prev.deadline, c[0].deadline);
+					EXPECT_EQ(0U, (c[0].deadline -
+						       prev.deadline) % period);
+					EXPECT_EQ((c[0].deadline -
+						   prev.deadline) / period,
+						  (uint64_t)c[0].overruns + 1);
+				} else {
+					first = c[0].deadline -
+						(uint64_t)c[0].overruns * period;
+				}
+				periods += (uint64_t)c[0].overruns + 1;
+				prev = c[0];
+				have = true;
+				records++;
+			}
+			ASSERT_EQ(0, tw_flush(fd, &flushed, NULL));
+		}
+	}
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 2, 0, 0, 0, 0, NULL));
+	/* Every period up to the last record is in exactly one record. */
+	ASSERT_TRUE(have);
+	EXPECT_EQ((prev.deadline - first) / period + 1, periods);
+	EXPECT_LT(records, periods);
+	TH_LOG("%u records for %llu periods", records,
+	       (unsigned long long)periods);
+	/* Cancelled with its backlog: nothing more. */
+	n = tw_ring_reap(&r, c, 4);
+	EXPECT_EQ(0, tw_flush(fd, &flushed, NULL));
+	tw_sleep_ms(100);
+	EXPECT_EQ(0U, tw_ring_count(&r));
+	EXPECT_FALSE(tw_ring_overflowed(&r));
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+TEST(slot_reuse_generation)
+{
+	struct twheel_cqe c[4];
+	uint32_t gen, flushed;
+	struct tw_uring r;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 8, 1, &r));
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 10 * MS, 0, 1, &gen));
+	EXPECT_EQ(1U, gen);
+	ASSERT_EQ(1U, wait_records(fd, &r, 1, 5000));
+	/* Fired, record unread: the slot is idle and is reused. */
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, 2,
+				&gen));
+	EXPECT_EQ(2U, gen);
+	/* Slot 1 fires into a full ring: its record waits in the backlog. */
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 10 * MS, 0, 3, &gen));
+	tw_sleep_ms(200);
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	/* Reusing slot 1 drops that record: result 1, flag cleared. */
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC, 0, 4,
+				&gen));
+	EXPECT_EQ(2U, gen);
+	EXPECT_FALSE(tw_ring_overflowed(&r));
+	/* The record in the ring is the old arming's, told by its gen. */
+	ASSERT_EQ(1U, tw_ring_reap(&r, c, 4));
+	EXPECT_EQ(0U, c[0].slot);
+	EXPECT_EQ(1U, c[0].gen);
+	EXPECT_EQ(1U, c[0].cookie);
+	EXPECT_EQ(0, tw_flush(fd, &flushed, NULL));
+	EXPECT_EQ(0U, flushed);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
+	tw_sleep_ms(50);
+	EXPECT_EQ(0U, tw_ring_count(&r));
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * Modify racing expiry: a modify that returns 1 ended the arming before
+ * it fired (no record of it ever); one that returns 0 came after the
+ * expiry, whose record is then already in the ring.
+ */
+TEST(modify_racing_expiry)
+{
+	enum { SLOTS = 8, ROUNDS = 200 };
+	struct twheel_sqe q[SLOTS];
+	struct twheel_cqe c[64];
+	uint32_t armgen[SLOTS], modgen[SLOTS], flushed;
+	unsigned int round, s, i, n, fired = 0, early = 0;
+	uint64_t seed = 42;
+	struct tw_uring r;
+	int res[SLOTS], got[SLOTS];
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, SLOTS, 64, &r));
+	for (round = 0; round < ROUNDS; round++) {
+		for (s = 0; s < SLOTS; s++)
+			q[s] = tw_sqe(TWHEEL_OP_ARM, s, 0,
+				      tw_rand_below(&seed, 3 * MS), 0, round);
+		ASSERT_EQ(SLOTS, tw_submit(fd, q, SLOTS, NULL));
+		for (s = 0; s < SLOTS; s++)
+			armgen[s] = q[s].gen;
+		if (tw_rand_below(&seed, 2))
+			tw_sleep_ms(tw_rand_below(&seed, 4));
+		for (s = 0; s < SLOTS; s++)
+			q[s] = tw_sqe(TWHEEL_OP_MODIFY, s, 0, 3600 * SEC, 0, 0);
+		ASSERT_EQ(SLOTS, tw_submit(fd, q, SLOTS, NULL));
+		for (s = 0; s < SLOTS; s++) {
+			res[s] = q[s].result;
+			modgen[s] = q[s].gen;
+			got[s] = 0;
+			EXPECT_EQ(armgen[s] + 1, modgen[s]);
+		}
+		/* Everything the arming produced is in the ring by now. */
+		ASSERT_EQ(0, tw_flush(fd, &flushed, NULL));
+		n = tw_ring_reap(&r, c, 64);
+		for (i = 0; i < n; i++) {
+			ASSERT_LT(c[i].slot, SLOTS);
+			ASSERT_EQ(armgen[c[i].slot], c[i].gen);
+			EXPECT_EQ(round, c[i].cookie);
+			got[c[i].slot]++;
+		}
+		for (s = 0; s < SLOTS; s++) {
+			ASSERT_EQ(res[s] ? 0 : 1, got[s])
+				TH_LOG("round %u slot %u result %d", round, s,
+				       res[s]);
+			fired += !res[s];
+			early += res[s];
+		}
+	}
+	for (s = 0; s < SLOTS; s++)
+		EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, s, 0, 0, 0, 0,
+					NULL));
+	TH_LOG("%u armings fired before their modify, %u did not", fired,
+	       early);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+struct consumer {
+	int		fd;
+	struct tw_uring	*r;
+	uint32_t	want;
+	uint8_t		*got;
+	uint64_t	*deadline;
+	atomic_uint	early;
+	atomic_uint	bad;
+	uint32_t	total;
+};
+
+static void *consumer_fn(void *arg)
+{
+	struct consumer *k = arg;
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t end = tw_now() + 60 * SEC, now;
+	struct twheel_cqe c[128];
+	unsigned int i, n;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, k->fd, &ev);
+	while (k->total < k->want && tw_now() < end) {
+		n = tw_ring_reap(k->r, c, 128);
+		now = tw_now();
+		for (i = 0; i < n; i++) {
+			if (c[i].slot >= k->want ||
+			    c[i].deadline != k->deadline[c[i].slot] ||
+			    c[i].cookie != c[i].slot) {
+				atomic_fetch_add(&k->bad, 1);
+				continue;
+			}
+			if (now < c[i].deadline)
+				atomic_fetch_add(&k->early, 1);
+			k->got[c[i].slot]++;
+		}
+		k->total += n;
+		if (!n) {
+			if (tw_ring_overflowed(k->r))
+				tw_flush(k->fd, NULL, NULL);
+			else
+				epoll_wait(ep, &ev, 1, 100);
+		}
+	}
+	close(ep);
+	return NULL;
+}
+
+TEST(concurrent_producer_consumer)
+{
+	enum { N = 20000, BATCH = 1000 };
+	int ncpu = get_nprocs(), fd, cpu;
+	struct twheel_sqe *q = calloc(N, sizeof(*q));
+	struct consumer k = { .want = N };
+	unsigned int i, ones = 0;
+	struct tw_uring r;
+	pthread_t th;
+	uint64_t t0;
+
+	ASSERT_NE(NULL, q);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, N, 512, &r));
+	k.fd = fd;
+	k.r = &r;
+	k.got = calloc(N, 1);
+	k.deadline = calloc(N, sizeof(uint64_t));
+	ASSERT_NE(NULL, k.got);
+	ASSERT_NE(NULL, k.deadline);
+	t0 = tw_now() + 300 * MS;
+	for (i = 0; i < N; i++) {
+		cpu = i % ncpu;
+		k.deadline[i] = t0 + (i % 500) * MS + i;
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_ABS | TWHEEL_ARM_CPU,
+			      k.deadline[i], 0, i);
+		q[i].cpu = cpu;
+	}
+	ASSERT_EQ(0, pthread_create(&th, NULL, consumer_fn, &k));
+	for (i = 0; i < N; i += BATCH)
+		EXPECT_EQ(BATCH, tw_submit(fd, q + i, BATCH, NULL));
+	pthread_join(th, NULL);
+	for (i = 0; i < N; i++)
+		ones += k.got[i] == 1;
+	EXPECT_EQ(N, k.total);
+	EXPECT_EQ((unsigned int)N, ones);
+	EXPECT_EQ(0U, atomic_load(&k.early));
+	EXPECT_EQ(0U, atomic_load(&k.bad));
+	TH_LOG("%u records on %d CPUs through a 512-record ring, overflow %u",
+	       k.total, ncpu, *r.overflow);
+	tw_ring_unmap(&r);
+	close(fd);
+	free(k.got);
+	free(k.deadline);
+	free(q);
+}
+
+TEST(fork_shares_ring)
+{
+	struct twheel_cqe c[4];
+	struct tw_uring r;
+	int fd, status;
+	pid_t pid;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 8, 16, &r));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The child uses the inherited file and mapping. */
+		if (tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 20 * MS, 0, 77, NULL))
+			_exit(1);
+		if (wait_records(fd, &r, 1, 5000) != 1)
+			_exit(2);
+		if (tw_ring_reap(&r, c, 4) != 1 || c[0].cookie != 77 ||
+		    c[0].slot != 1)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Same ring: the child's consumption is the parent's. */
+	EXPECT_EQ(1U, *r.head);
+	EXPECT_EQ(1U, *r.tail);
+	/* The parent's arms reach a mapping the child shares after exit. */
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 2, 0, 10 * MS, 0, 78, NULL));
+	ASSERT_EQ(1U, wait_records(fd, &r, 1, 5000));
+	ASSERT_EQ(1U, tw_ring_reap(&r, c, 4));
+	EXPECT_EQ(78U, c[0].cookie);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+TEST(close_with_records)
+{
+	enum { FAST = 1000, SLOW = 500 };
+	struct twheel_sqe *q = calloc(FAST + SLOW, sizeof(*q));
+	struct tw_stats a, b;
+	struct tw_uring r;
+	unsigned int i;
+	int fd;
+
+	ASSERT_NE(NULL, q);
+	tw_settle(60000);
+	tw_stats_read(&a);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, FAST + SLOW, 256, &r));
+	for (i = 0; i < FAST + SLOW; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0,
+			      i < FAST ? 5 * MS : 3600 * SEC, 0, i);
+	ASSERT_EQ(FAST + SLOW, tw_submit(fd, q, FAST + SLOW, NULL));
+	tw_sleep_ms(500);
+	EXPECT_EQ(256U, tw_ring_count(&r));
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	/* The mapping keeps the file: records stay readable after close. */
+	close(fd);
+	EXPECT_EQ(256U, tw_ring_count(&r));
+	EXPECT_LT(r.cqes[0].slot, (uint32_t)FAST);
+	tw_ring_unmap(&r);
+	/* And a file with a ring that was never mapped. */
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 100, 4, &r.p));
+	for (i = 0; i < 100; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, i % 2 ? MS : 3600 * SEC, 0, i);
+	ASSERT_EQ(100, tw_submit(fd, q, 100, NULL));
+	tw_sleep_ms(100);
+	close(fd);
+	if (a.ok) {
+		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 10000);
+		EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
+	}
+	free(q);
+}
+
+TEST(use_after_munmap)
+{
+	struct twheel_cqe c[2];
+	struct tw_uring r;
+	char *old;
+	int fd, status;
+	pid_t pid;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 8, &r));
+	old = r.map;
+	tw_ring_unmap(&r);
+	/* The ring works unmapped: readiness needs no mapping. */
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 3, 0, 10 * MS, 0, 9, NULL));
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		EXPECT_EQ(1, poll(&p, 1, 5000));
+	}
+	/* The old address faults. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(*(volatile uint32_t *)(old + r.p.off.tail) == 1 ? 0 : 9);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGSEGV, WTERMSIG(status));
+	/* Mapped again: the same ring, the record is there. */
+	old = mmap(NULL, r.p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, 0);
+	ASSERT_NE(MAP_FAILED, old);
+	tw_ring_attach(&r, old);
+	ASSERT_EQ(1U, tw_ring_reap(&r, c, 2));
+	EXPECT_EQ(3U, c[0].slot);
+	EXPECT_EQ(9U, c[0].cookie);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * 100 000 timers, one deadline, armed through the ring; read without a
+ * system call. Every record exactly once, none before the deadline. The
+ * drain time is from the deadline to the last record being readable.
+ */
+TEST(burst_100k)
+{
+	enum { N = 100000 };
+	struct twheel_sqe *q = calloc(N, sizeof(*q));
+	uint8_t *got = calloc(N, 1);
+	struct twheel_cqe c[256];
+	uint64_t deadline, t0, t1, now, last = 0, end;
+	unsigned int i, n, total = 0, ones = 0, early = 0, bad = 0;
+	struct tw_uring r;
+	int fd;
+
+	ASSERT_NE(NULL, q);
+	ASSERT_NE(NULL, got);
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, N, 1U << 17, &r));
+	t0 = tw_now();
+	deadline = t0 + 3 * SEC;
+	for (i = 0; i < N; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_ABS, deadline, 0, i);
+	for (i = 0; i < N; i += TWHEEL_BATCH_MAX / 2) {
+		n = N - i < TWHEEL_BATCH_MAX / 2 ? N - i : TWHEEL_BATCH_MAX / 2;
+		ASSERT_EQ((long)n, tw_submit(fd, q + i, n, NULL));
+	}
+	t1 = tw_now();
+	printf("# burst: armed %u timers through the ring in %.1f ms (%.0f ns each)\n",
+	       N, (t1 - t0) / 1e6, (double)(t1 - t0) / N);
+	if (t1 >= deadline)
+		printf("# burst: arming took past the deadline; drain time not meaningful\n");
+	end = deadline + 30 * SEC;
+	while (total < N && (now = tw_now()) < end) {
+		n = tw_ring_reap(&r, c, 256);
+		if (!n) {
+			if (tw_ring_overflowed(&r))
+				tw_flush(fd, NULL, NULL);
+			else if (now + 2 * MS < deadline)
+				tw_sleep_ms(1);
+			else
+				sched_yield();
+			continue;
+		}
+		/* Records are readable from here on: read the clock after. */
+		now = tw_now();
+		for (i = 0; i < n; i++) {
+			if (c[i].slot >= N || c[i].deadline != deadline ||
+			    c[i].cookie != c[i].slot) {
+				bad++;
+				continue;
+			}
+			got[c[i].slot]++;
+		}
+		if (now < deadline)
+			early += n;
+		total += n;
+		last = now;
+	}
+	for (i = 0; i < N; i++)
+		ones += got[i] == 1;
+	EXPECT_EQ((unsigned int)N, total);
+	EXPECT_EQ((unsigned int)N, ones);
+	EXPECT_EQ(0U, early);
+	EXPECT_EQ(0U, bad);
+	printf("# burst_drain_ms: %.1f (deadline to last of %u records readable)\n",
+	       last > deadline ? (last - deadline) / 1e6 : 0.0, total);
+	tw_ring_unmap(&r);
+	close(fd);
+	free(q);
+	free(got);
+}
+
+TEST_HARNESS_MAIN

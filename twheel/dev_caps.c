@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel char device: the caps on timers (module parameters
+ * max_timers_per_fd, max_timers_per_user and max_timers) and the counts
+ * they are checked against, for the timers of ABI 1 (one at a time) and the
+ * slots of ring tables (a table at a time).
+ *
+ * Per user, as epoll's max_user_watches and inotify's max_user_watches:
+ * every file is charged to the user who opened it (the real uid of the
+ * opener, as epoll charges the creator of an instance), so opening more
+ * files does not lift the cap. A struct twheel_user exists while that user
+ * has files open; users are found at open() in a small hash table under a
+ * mutex (process context, open and release only), and the count itself is
+ * an atomic in the struct, touched once per arm, cancel or table.
+ */
+#include <linux/atomic.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu_counter.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "dev_file.h"
+#include "stats.h"
+
+static unsigned long max_timers_per_fd = 1048576;
+module_param(max_timers_per_fd, ulong, 0644);
+MODULE_PARM_DESC(max_timers_per_fd,
+		 "Cap on the timers of one open file of /dev/twheel (ENOSPC)");
+
+static unsigned long max_timers = 4194304;
+module_param(max_timers, ulong, 0644);
+MODULE_PARM_DESC(max_timers,
+		 "Cap on the timers of all open files of /dev/twheel (ENOSPC)");
+
+static unsigned long max_timers_per_user = 1048576;
+module_param(max_timers_per_user, ulong, 0644);
+MODULE_PARM_DESC(max_timers_per_user,
+		 "Cap on the timers of all files one user opened (ENOSPC)");
+
+/**
+ * struct twheel_user - the timers of one user's open files
+ * @node:	in twheel_users
+ * @uid:	the user
+ * @ref:	open files of the user, under twheel_users_lock
+ * @nr:		timers and table slots charged, against max_timers_per_user
+ */
+struct twheel_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned long		ref;
+	atomic_long_t		nr;
+};
+
+static DEFINE_HASHTABLE(twheel_users, 6);
+/* twheel_users and every ->ref; open() and release() only: may sleep. */
+static DEFINE_MUTEX(twheel_users_lock);
+
+/**
+ * twheel_dev_max_per_user() - current value of max_timers_per_user
+ *
+ * Return: the cap on timers of one user's files.
+ */
+unsigned long twheel_dev_max_per_user(void)
+{
+	return READ_ONCE(max_timers_per_user);
+}
+
+/**
+ * twheel_user_get() - the count of the calling user, for a file it opens
+ *
+ * Context: process context; sleeps.
+ * Return: the user's count, with a reference for the file, or NULL (ENOMEM).
+ */
+struct twheel_user *twheel_user_get(void)
+{
+	kuid_t uid = current_uid();
+	u32 key = from_kuid(&init_user_ns, uid);
+	struct twheel_user *u;
+
+	mutex_lock(&twheel_users_lock);
+	hash_for_each_possible(twheel_users, u, node, key) {
+		if (uid_eq(u->uid, uid)) {
+			u->ref++;
+			goto out;
+		}
+	}
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (u) {
+		u->uid = uid;
+		u->ref = 1;
+		atomic_long_set(&u->nr, 0);
+		hash_add(twheel_users, &u->node, key);
+	}
+out:
+	mutex_unlock(&twheel_users_lock);
+	return u;
+}
+
+/**
+ * twheel_user_put() - drop a file's reference on its user's count
+ * @u:	from twheel_user_get(); every timer of the file is uncharged
+ *
+ * Context: process context; sleeps.
+ */
+void twheel_user_put(struct twheel_user *u)
+{
+	mutex_lock(&twheel_users_lock);
+	if (!--u->ref) {
+		WARN_ON_ONCE(atomic_long_read(&u->nr));
+		hash_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&twheel_users_lock);
+}
+
+/* Charge @n to @u against max_timers_per_user. */
+static bool twheel_user_charge(struct twheel_user *u, unsigned long n)
+{
+	if (atomic_long_add_return(n, &u->nr) <= twheel_dev_max_per_user())
+		return true;
+	atomic_long_sub(n, &u->nr);
+	return false;
+}
+
+/**
+ * twheel_dev_max_per_file() - current value of max_timers_per_fd
+ *
+ * Return: the cap on timers of one file.
+ */
+unsigned long twheel_dev_max_per_file(void)
+{
+	return READ_ONCE(max_timers_per_fd);
+}
+
+/**
+ * twheel_dev_max_total() - current value of max_timers
+ *
+ * Return: the cap on timers of all files.
+ */
+unsigned long twheel_dev_max_total(void)
+{
+	return READ_ONCE(max_timers);
+}
+
+/*
+ * Timers of all files, against max_timers. A percpu_counter: an arm or a
+ * cancel only touches this CPU's delta until it reaches percpu_counter_batch,
+ * and the exact (locked) sum is computed only when the approximate value is
+ * within batch * online CPUs of the cap. Far from the cap an arm therefore
+ * writes no shared cache line; near it the cap may be exceeded by at most the
+ * number of arms racing on other CPUs at that instant, never durably.
+ */
+static struct percpu_counter twheel_dev_nr;
+
+/**
+ * twheel_charge() - count one more timer of @f against the three caps
+ * @f:	the file
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int twheel_charge(struct twheel_file *f)
+{
+	s64 max_total = min_t(u64, twheel_dev_max_total(), S64_MAX);
+
+	if (atomic_long_inc_return(&f->nr) > twheel_dev_max_per_file())
+		goto reject_file;
+	if (!twheel_user_charge(f->user, 1))
+		goto reject_file;
+	percpu_counter_inc(&twheel_dev_nr);
+	if (__percpu_counter_compare(&twheel_dev_nr, max_total,
+				     percpu_counter_batch) > 0)
+		goto reject_total;
+	return 0;
+
+reject_total:
+	percpu_counter_dec(&twheel_dev_nr);
+	atomic_long_dec(&f->user->nr);
+reject_file:
+	atomic_long_dec(&f->nr);
+	twheel_stat_inc(rejected);
+	return -ENOSPC;
+}
+
+/**
+ * twheel_uncharge() - undo twheel_charge() for @n timers
+ * @f:	the file
+ * @n:	timers
+ */
+void twheel_uncharge(struct twheel_file *f, unsigned long n)
+{
+	atomic_long_sub(n, &f->nr);
+	atomic_long_sub(n, &f->user->nr);
+	percpu_counter_sub(&twheel_dev_nr, n);
+}
+
+/**
+ * twheel_dev_reserve() - count the slots of @f's table against the caps of
+ *	its user and of all files
+ * @f:	the file
+ * @n:	the table's slots
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int twheel_dev_reserve(struct twheel_file *f, unsigned long n)
+{
+	s64 max_total = min_t(u64, twheel_dev_max_total(), S64_MAX);
+
+	if (!twheel_user_charge(f->user, n))
+		goto reject;
+	percpu_counter_add(&twheel_dev_nr, n);
+	if (percpu_counter_compare(&twheel_dev_nr, max_total) > 0) {
+		percpu_counter_sub(&twheel_dev_nr, n);
+		atomic_long_sub(n, &f->user->nr);
+		goto reject;
+	}
+	return 0;
+
+reject:
+	twheel_stat_inc(rejected);
+	return -ENOSPC;
+}
+
+/**
+ * twheel_dev_unreserve() - undo twheel_dev_reserve()
+ * @f:	the file
+ * @n:	the table's slots
+ */
+void twheel_dev_unreserve(struct twheel_file *f, unsigned long n)
+{
+	atomic_long_sub(n, &f->user->nr);
+	percpu_counter_sub(&twheel_dev_nr, n);
+}
+
+/**
+ * twheel_dev_caps_init() - set up the count of timers of all files
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int twheel_dev_caps_init(void)
+{
+	return percpu_counter_init(&twheel_dev_nr, 0, GFP_KERNEL);
+}
+
+/**
+ * twheel_dev_caps_exit() - free the count; every file is closed
+ */
+void twheel_dev_caps_exit(void)
+{
+	percpu_counter_destroy(&twheel_dev_nr);
+}
