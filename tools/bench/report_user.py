@@ -24,6 +24,8 @@ SHOWN = [f for f in USER_FIELDS if f != "first_us"]
 PLOTTED = ["arm_ns", "cancel_ns", "deliver_ns", "cpu_ns", "cpu_equal_ns",
            "kmem_bytes_per_timer"]
 BURST_MS = 50
+# a burst record seen before D, never, twice, or never armed
+BURST_COUNTS = ("early", "missing", "dup", "bad")
 
 
 def user_rows(raw):
@@ -38,10 +40,11 @@ def user_rows(raw):
 
 def peer_setup(raw):
     """What a peer reported about its setup (io_uring: uring_flags,
-    uring_sq, uring_cq), per impl and N, as the guest printed it."""
+    uring_sq, uring_cq; twheel_ring: ring_entries, ring_map_bytes), per
+    impl and N, as the guest printed it."""
     out = {}
     for r in raw:
-        extra = {k: v for k, v in r.items() if k.startswith("uring_")}
+        extra = {k: v for k, v in r.items() if k.startswith(("uring_", "ring_"))}
         if extra and "impl" in r and "n" in r:
             out.setdefault(r["impl"], {})[r["n"]] = extra
     return out
@@ -59,12 +62,12 @@ def base_impl(rows):
 
 
 def burst_rows(raw):
-    """RESULT burst impl= n= drain_ms= [early= missing= dup=] lines."""
+    """RESULT burst impl= n= drain_ms= [early= missing= dup= bad=] lines."""
     out = []
     for r in raw:
         row = {"impl": r.get("impl"), "n": int(r.get("n", 0)),
                "drain_ms": num(r.get("drain_ms"))}
-        for k in ("early", "missing", "dup"):
+        for k in BURST_COUNTS:
             row[k] = int(r[k]) if k in r else None
         out.append(row)
     return out
@@ -154,7 +157,7 @@ def check_user_targets(data, t):
           r, 0.25)
     ring = [b for b in data["burst"] if b["impl"] == RING]
     d = data["burst_drain_ms"]
-    clean = all(b[k] == 0 for b in ring for k in ("early", "missing", "dup")) \
+    clean = all(b[k] == 0 for b in ring for k in BURST_COUNTS) \
         and all(b["n"] >= 100000 for b in ring)
     t.add(f"burst of 100 000 equal deadlines through the ring drained within "
           f"{BURST_MS} ms, none early, each exactly once",
@@ -162,7 +165,8 @@ def check_user_targets(data, t):
           "not run (no twheel_ring burst in this run)" if d is None else
           "; ".join(f"N={b['n']:g}: last record {fmt(b['drain_ms'])} ms after "
                     f"the deadline, early {fmt(b['early'])}, missing "
-                    f"{fmt(b['missing'])}, duplicates {fmt(b['dup'])}"
+                    f"{fmt(b['missing'])}, duplicates {fmt(b['dup'])}, "
+                    f"never armed {fmt(b['bad'])}"
                     for b in ring), d, BURST_MS)
 
 
@@ -173,7 +177,8 @@ def print_user(data):
     table("Tier 2: userspace, ns per timer (median of reps); kmem in bytes",
           us, impls, SHOWN, base, [p for p in PEERS if p in impls])
     for b in data["burst"]:
-        print(f"\n== Burst: {b['impl']} N={b['n']}: drain {fmt(b['drain_ms'])} ms")
+        print(f"\n== Burst: {b['impl']} N={b['n']}: drain {fmt(b['drain_ms'])} ms"
+              + "".join(f", {k} {fmt(b[k])}" for k in BURST_COUNTS))
 
 
 def plot_user(data, out):
