@@ -224,6 +224,8 @@ struct rg_burst {
 	unsigned long	distinct;	/* slots seen at least once */
 	unsigned long	dup;		/* records beyond the first of a slot */
 	unsigned long	bad;		/* slot, cookie or deadline wrong */
+	unsigned long	passes;		/* passes that found records */
+	unsigned long	sleeps;		/* poll() calls on an empty ring */
 };
 
 static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
@@ -246,7 +248,9 @@ static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
 /*
  * twheel-ubench burst N: N ring timers armed for one absolute deadline D
  * (RG_BURST_LEAD ahead), consumed as the twheel_ring peer consumes them.
- * drain_ms = (clock read right after the pass that saw the last record) - D;
+ * drain_ms = (clock read right after the pass that saw the last record) - D,
+ * first_ms the same for the first record; passes and sleeps: passes over a
+ * ring that held records, poll() calls on an empty one;
  * early = records seen in a pass that ended before D; missing = slots never
  * seen within RG_BURST_WAIT; dup = records seen more than once for a slot
  * (also counted for 50 ms after the last one); bad = records with a slot,
@@ -257,7 +261,7 @@ int ub_burst_main(int argc, char **argv)
 	struct rg_burst b = { };
 	struct rg_state *s;
 	unsigned long i, before, early = 0;
-	uint64_t *dl, t0, t1, now, last = 0;
+	uint64_t *dl, t0, t1, now, first = 0, last = 0;
 	long k;
 
 	if (argc != 3)
@@ -282,10 +286,14 @@ int ub_burst_main(int argc, char **argv)
 		if (k > 0) {
 			if (now < b.deadline)
 				early += b.distinct + b.dup + b.bad - before;
+			if (!first)
+				first = now;
 			last = now;
+			b.passes++;
 		} else if (k < 0) {
 			if (now > b.deadline + RG_BURST_WAIT)
 				break;
+			b.sleeps++;
 			rg_sleep(s, 100);
 		}
 	}
@@ -294,9 +302,12 @@ int ub_burst_main(int argc, char **argv)
 		;
 	printf("RESULT burst impl=twheel_ring n=%lu drain_ms=%.3f", b.n,
 	       last > b.deadline ? (double)(last - b.deadline) / 1e6 : 0.0);
-	printf(" early=%lu missing=%lu dup=%lu bad=%lu arm_ms=%.1f late_arm=%d %s\n",
-	       early, b.n - b.distinct, b.dup, b.bad, (double)(t1 - t0) / 1e6,
-	       t1 > b.deadline, s->desc);
+	printf(" first_ms=%.3f early=%lu missing=%lu dup=%lu bad=%lu",
+	       first > b.deadline ? (double)(first - b.deadline) / 1e6 : 0.0,
+	       early, b.n - b.distinct, b.dup, b.bad);
+	printf(" passes=%lu sleeps=%lu arm_ms=%.1f late_arm=%d %s\n",
+	       b.passes, b.sleeps, (double)(t1 - t0) / 1e6, t1 > b.deadline,
+	       s->desc);
 	rg_close(s);
 	free(dl);
 	free(b.seen);
