@@ -294,7 +294,9 @@ int ub_burst_main(int argc, char **argv)
 			if (now > b.deadline + RG_BURST_WAIT)
 				break;
 			b.sleeps++;
-			rg_sleep(s, 100);
+			/* until readiness: a timeout would add its own delay */
+			rg_sleep(s, (b.deadline + RG_BURST_WAIT - now) /
+				 1000000 + 1);
 		}
 	}
 	usleep(50000);
