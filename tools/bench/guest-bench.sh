@@ -11,7 +11,7 @@
 . /etc/twheel/bench.conf
 : "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
 : "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
-: "${USER_BIG_N:=0}"
+: "${USER_BIG_N:=0}" "${BURST_N:=100000}"
 : "${CPU:=1}"
 
 CTL=/sys/kernel/debug/twheel_bench/ctl
@@ -93,6 +93,14 @@ if [ "$USER_BIG_N" -gt 0 ]; then
 		log "userspace n=$USER_BIG_N rep=$rep"
 		user_run "$USER_BIG_N" "$rep"
 	done
+fi
+
+# Burst: BURST_N ring timers with one deadline (twheel_ring's consumer);
+# the peer table decides whether the ring is benchmarked at all.
+if [ "$BURST_N" -gt 0 ] && echo "$PEERS" | grep -qw twheel_ring; then
+	log "burst: $BURST_N ring timers, one deadline"
+	taskset -c "$CPU" twheel-ubench burst "$BURST_N" ||
+		log "burst failed (exit $?)"
 fi
 
 log "accuracy: $ACC_N timers, twheel and timerfd in the same run"

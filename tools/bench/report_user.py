@@ -24,6 +24,14 @@ SHOWN = [f for f in USER_FIELDS if f != "first_us"]
 PLOTTED = ["arm_ns", "cancel_ns", "deliver_ns", "cpu_ns", "cpu_equal_ns",
            "kmem_bytes_per_timer"]
 BURST_MS = 50
+# Why the ring's memory target is "not measured": kmem_bytes_per_timer is
+# Slab + VmallocUsed (Documentation/bench.rst), and the ring's table chunks
+# and ring are whole pages outside both.
+RING_KMEM_BLIND = ("not decidable by Slab + VmallocUsed: twheel_ring's table "
+                   "chunks (get_zeroed_page) and ring pages are outside both, "
+                   "so its figure is a lower bound")
+# a burst record seen before D, never, twice, or never armed
+BURST_COUNTS = ("early", "missing", "dup", "bad")
 
 
 def user_rows(raw):
@@ -38,10 +46,11 @@ def user_rows(raw):
 
 def peer_setup(raw):
     """What a peer reported about its setup (io_uring: uring_flags,
-    uring_sq, uring_cq), per impl and N, as the guest printed it."""
+    uring_sq, uring_cq; twheel_ring: ring_entries, ring_map_bytes), per
+    impl and N, as the guest printed it."""
     out = {}
     for r in raw:
-        extra = {k: v for k, v in r.items() if k.startswith("uring_")}
+        extra = {k: v for k, v in r.items() if k.startswith(("uring_", "ring_"))}
         if extra and "impl" in r and "n" in r:
             out.setdefault(r["impl"], {})[r["n"]] = extra
     return out
@@ -59,12 +68,13 @@ def base_impl(rows):
 
 
 def burst_rows(raw):
-    """RESULT burst impl= n= drain_ms= [early= missing= dup=] lines."""
+    """RESULT burst impl= n= drain_ms= [early= missing= dup= bad=] lines."""
     out = []
     for r in raw:
         row = {"impl": r.get("impl"), "n": int(r.get("n", 0)),
-               "drain_ms": num(r.get("drain_ms"))}
-        for k in ("early", "missing", "dup"):
+               "drain_ms": num(r.get("drain_ms")),
+               "first_ms": num(r.get("first_ms"))}
+        for k in BURST_COUNTS:
             row[k] = int(r[k]) if k in r else None
         out.append(row)
     return out
@@ -146,15 +156,16 @@ def check_user_targets(data, t):
     rk = get(us, RING, top, "kmem_bytes_per_timer")
     uk = get(us, "io_uring", top, "kmem_bytes_per_timer")
     r = ratio(rk, uk)
+    # Never "met" on a figure that cannot see the ring's memory.
     t.add("twheel_ring kernel memory per timer <= 1/4 of io_uring's "
-          "(largest N)", None if r is None else r <= 0.25,
+          "(largest N)", None,
           f"N={fmt(top)}: twheel_ring {fmt(rk)} B, io_uring {fmt(uk)} B, "
           f"ratio {fmt(r, 3)} (twheel_batch for reference "
-          f"{fmt(get(us, 'twheel_batch', top, 'kmem_bytes_per_timer'))} B)",
-          r, 0.25)
+          f"{fmt(get(us, 'twheel_batch', top, 'kmem_bytes_per_timer'))} B); "
+          f"{RING_KMEM_BLIND}", r, 0.25)
     ring = [b for b in data["burst"] if b["impl"] == RING]
     d = data["burst_drain_ms"]
-    clean = all(b[k] == 0 for b in ring for k in ("early", "missing", "dup")) \
+    clean = all(b[k] == 0 for b in ring for k in BURST_COUNTS) \
         and all(b["n"] >= 100000 for b in ring)
     t.add(f"burst of 100 000 equal deadlines through the ring drained within "
           f"{BURST_MS} ms, none early, each exactly once",
@@ -162,7 +173,9 @@ def check_user_targets(data, t):
           "not run (no twheel_ring burst in this run)" if d is None else
           "; ".join(f"N={b['n']:g}: last record {fmt(b['drain_ms'])} ms after "
                     f"the deadline, early {fmt(b['early'])}, missing "
-                    f"{fmt(b['missing'])}, duplicates {fmt(b['dup'])}"
+                    f"{fmt(b['missing'])}, duplicates {fmt(b['dup'])}, "
+                    f"never armed {fmt(b['bad'])}; first record "
+                    f"{fmt(b['first_ms'])} ms after it"
                     for b in ring), d, BURST_MS)
 
 
@@ -173,7 +186,8 @@ def print_user(data):
     table("Tier 2: userspace, ns per timer (median of reps); kmem in bytes",
           us, impls, SHOWN, base, [p for p in PEERS if p in impls])
     for b in data["burst"]:
-        print(f"\n== Burst: {b['impl']} N={b['n']}: drain {fmt(b['drain_ms'])} ms")
+        print(f"\n== Burst: {b['impl']} N={b['n']}: drain {fmt(b['drain_ms'])} ms"
+              + "".join(f", {k} {fmt(b[k])}" for k in BURST_COUNTS))
 
 
 def plot_user(data, out):

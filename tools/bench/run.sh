@@ -80,10 +80,11 @@ if [ ! -f "$mod/twheel_bench.ko" ] || [ ${#kos[@]} -lt 2 ]; then
 fi
 
 # Peers: liburing (liburing-dev) and libuv (libuv1-dev's libuv_a.a), both
-# static: the guest is a busybox initramfs without a dynamic loader.
-tw_log "userspace: twheel-ubench (static, liburing + libuv)"
-${CC:-gcc} -Wall -Wextra -O2 -I uapi -o "$OUT/twheel-ubench" \
-	"$BENCH"/ubench_*.c -static -pthread -luring -luv_a -ldl \
+# static: the guest is a busybox initramfs without a dynamic loader;
+# libtwheel (twheel_ring) from its source.
+tw_log "userspace: twheel-ubench (static, liburing + libuv + libtwheel)"
+${CC:-gcc} -Wall -Wextra -O2 -I uapi -I tools/lib/twheel -o "$OUT/twheel-ubench" \
+	"$BENCH"/ubench_*.c tools/lib/twheel/twheel.c -static -pthread -luring -luv_a -ldl \
 	2> >(grep -vE 'statically linked applications|: in function' >&2) ||
 	tw_die "twheel-ubench build failed (liburing-dev, libuv1-dev: make setup)"
 

@@ -13,6 +13,7 @@
  *	ubench_<peer>.c		one struct ub_peer each: how that peer arms,
  *				cancels and consumes N timers, nothing timed
  *	ubench_acc.c		the accuracy and idle modes
+ *	ubench_ring.c		the twheel_ring peer and the burst mode
  *	ubench_common.c		helpers for all of the above
  *
  * A new peer is one more ubench_<peer>.c defining a struct ub_peer and one
@@ -94,6 +95,7 @@ extern const struct ub_peer ub_peer_twheel_single, ub_peer_twheel_batch;
 extern const struct ub_peer ub_peer_timerfd, ub_peer_timerfd_rearm;
 extern const struct ub_peer ub_peer_timerfd_epollet, ub_peer_posix;
 extern const struct ub_peer ub_peer_io_uring, ub_peer_libuv;
+extern const struct ub_peer ub_peer_twheel_ring;
 
 static inline uint64_t ub_now(void)
 {
@@ -149,5 +151,6 @@ int ub_ops_main(int argc, char **argv);
 int ub_peers_main(void);
 int ub_acc_main(int argc, char **argv);
 int ub_idle_main(int argc, char **argv);
+int ub_burst_main(int argc, char **argv);
 
 #endif /* TWHEEL_UBENCH_H */

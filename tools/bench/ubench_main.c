@@ -7,6 +7,7 @@
  *   twheel-ubench peers		the peers ops knows, one per line
  *   twheel-ubench accuracy N SEED	twheel vs timerfd lateness
  *   twheel-ubench idle SECONDS		twheel tick wake-ups per second
+ *   twheel-ubench burst N		N ring timers, one deadline: drain time
  */
 #include <string.h>
 
@@ -25,8 +26,10 @@ int main(int argc, char **argv)
 		ret = ub_acc_main(argc, argv);
 	else if (argc >= 2 && !strcmp(argv[1], "idle"))
 		ret = ub_idle_main(argc, argv);
+	else if (argc >= 2 && !strcmp(argv[1], "burst"))
+		ret = ub_burst_main(argc, argv);
 	if (ret == 1)
 		fprintf(stderr,
-			"usage: twheel-ubench ops IMPL N SEED | peers | accuracy N SEED | idle SECONDS\n");
+			"usage: twheel-ubench ops IMPL N SEED | peers | accuracy N SEED | idle SECONDS | burst N\n");
 	return ret;
 }

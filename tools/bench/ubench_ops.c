@@ -39,6 +39,7 @@
 static const struct ub_peer *const ub_peers[] = {
 	&ub_peer_twheel_single,
 	&ub_peer_twheel_batch,
+	&ub_peer_twheel_ring,
 	&ub_peer_timerfd,
 	&ub_peer_timerfd_rearm,
 	&ub_peer_timerfd_epollet,
