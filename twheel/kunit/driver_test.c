@@ -275,8 +275,10 @@ static void twt_per_fn(struct twheel_timer *timer)
 		atomic_inc(&p->reentered);
 	if (i < TWT_MAX_CALLS)
 		p->start[i] = now;
+	/* At least @sleep_ms: msleep(80) returned after 70-80 ms on 7.2. */
 	if (p->sleep_all || i == p->sleep_at)
-		msleep(p->sleep_ms);
+		while (ktime_get_ns() - now < p->sleep_ms * TWT_MS)
+			usleep_range(1000, 2000);
 	if (i + 1 == p->limit) {
 		p->query_ret = twheel_query(timer, &p->info);
 		p->cancel_ret = twheel_cancel(timer);
