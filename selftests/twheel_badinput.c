@@ -505,7 +505,7 @@ TEST(arm_offline_cpu)
 	arm.size = sizeof(arm);
 	arm.flags = TWHEEL_ARM_CPU;
 	arm.cpu = cpu;
-	arm.expires = 1000000;
+	arm.expires = HOUR_NS; /* never fires before the cancel below */
 	r = tw_ioctl(fd, TWHEEL_IOC_ARM, &arm);
 	(*tried)++;
 	ASSERT_EQ(0, tw_cpu_set_online(cpu, 1));
