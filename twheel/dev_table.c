@@ -68,8 +68,13 @@ static struct tw_chunk *tw_chunk_get(struct twheel_table *tb, u32 slot,
 	mutex_lock(&tb->alloc_lock);
 	c = tb->chunks[ci];
 	if (!c) {
-		/* A page: tw_slot_chunk() rounds a slot's address down. */
-		c = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+		/*
+		 * A page-sized slab object, aligned to its size as kmalloc
+		 * guarantees for powers of two (core-api/memory-allocation):
+		 * tw_slot_chunk() rounds a slot's address down. From the
+		 * slab, it shows in Slab and slabinfo like the rest.
+		 */
+		c = kzalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 		if (c) {
 			c->h.table = tb;
 			c->h.first = ci * TW_CHUNK_SLOTS;
@@ -478,7 +483,7 @@ unsigned long twheel_table_release(struct twheel_file *f)
 	}
 	tw_ring_free(&tb->ring);
 	for (ci = 0; ci < tb->nr_chunks; ci++)
-		free_page((unsigned long)tb->chunks[ci]);
+		kfree(tb->chunks[ci]);
 	kvfree(tb->chunk_backlog);
 	kvfree(tb->chunks);
 	mutex_destroy(&tb->alloc_lock);

@@ -33,7 +33,38 @@ void ub_raise_limits(unsigned long n)
 		ub_die("RLIMIT_SIGPENDING %lu", n + 256);
 }
 
-/* Slab + VmallocUsed of /proc/meminfo, in bytes. */
+/*
+ * Bytes of kernel pages this process has mapped from a device or an
+ * anonymous inode (a completion ring: /dev/twheel's, io_uring's): pages the
+ * kernel allocated for it outside the slab and vmalloc, so not in Slab or
+ * VmallocUsed. The size of each such mapping, from /proc/self/maps.
+ */
+static long long ub_kmem_mapped(void)
+{
+	char line[512], path[256];
+	unsigned long lo, hi;
+	long long sum = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		ub_die("/proc/self/maps");
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = 0;
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &lo, &hi,
+			   path) < 2)
+			continue;
+		if (!strncmp(path, "/dev/", 5) ||
+		    !strncmp(path, "anon_inode:", 11))
+			sum += hi - lo;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Kernel memory held for this process's timers, in bytes: Slab +
+ * VmallocUsed of /proc/meminfo, plus the kernel pages it maps (rings).
+ */
 long long ub_kmem(void)
 {
 	char line[256];
@@ -48,7 +79,7 @@ long long ub_kmem(void)
 			sum += kb;
 	}
 	fclose(f);
-	return sum * 1024;
+	return sum * 1024 + ub_kmem_mapped();
 }
 
 /*

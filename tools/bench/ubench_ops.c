@@ -7,8 +7,8 @@
  *            (QEMU TCG translates a code path the first time it runs),
  *            then UB_SETTLE_MS for deferred frees (RCU, io_uring's exit
  *            work) to land before the memory is read
- *   kmem     (Slab + VmallocUsed) after setup and arming N timers minus
- *            before setup, / N
+ *   kmem     (Slab + VmallocUsed + kernel pages mapped: ub_kmem()) after
+ *            setup and arming N timers minus before setup, / N
  *   arm      N timers, relative deadlines uniform in 1 ms .. 1 h: wall time
  *            of the peer's arm call / N
  *   cancel   the N pending timers, in a seeded random order: wall time of
