@@ -96,17 +96,31 @@
 #define TW_BUCKET_NONE		0xffff
 #define TW_BUCKET_OVERFLOW	0xfffe
 
+/* Level of the bits above the top level in tw_wheel.lvl: overflow list. */
+#define TW_LVL_OVERFLOW		TW_MAX_LEVELS
+/* Placement entries: one per bit of a tick. */
+#define TW_PLACES		64
+
 /**
  * struct tw_wheel - one timing wheel
  * @clk:	first tick not yet processed; every node with expires < clk
  *		has been handed out by tw_wheel_advance(); saturates at
  *		TW_MAX_TICK
+ * @next:	a lower bound of tw_wheel_next() (exact but after a del),
+ *		where tw_wheel_advance() starts without looking at bitmaps
+ * @mask:	S - 1
  * @bits:	log2 of slots per level (B)
  * @levels:	number of levels (L)
  * @pending:	nodes in the wheel, overflow included
+ * @bitmap:	per level, bit i set when slot i of that level is not empty
+ * @lvl:	by bit number 0..63, where a deadline goes whose highest bit
+ *		differing from the clock's is that bit: its level (bit / B,
+ *		TW_LVL_OVERFLOW beyond the top level), so that no division
+ *		by B is done at run time
+ * @shift:	by bit number: @lvl * B, the shift of that level's slot index
+ * @base:	by bit number: @lvl << B, the index of the level's first bucket
  * @ovf_min:	lower bound of the deadlines on @overflow and @scanned
  *		(TW_NO_TICK if both are empty)
- * @bitmap:	per level, bit i set when slot i of that level is not empty
  * @overflow:	nodes beyond the current top-level turn
  * @scanned:	overflow nodes already looked at by a pull that the budget
  *		of tw_wheel_advance_budget() cut short (empty otherwise)
@@ -117,11 +131,16 @@
  */
 struct tw_wheel {
 	u64			clk;
+	u64			next;
+	unsigned long		mask;
 	unsigned int		bits;
 	unsigned int		levels;
 	unsigned long		pending;
-	u64			ovf_min;
 	unsigned long		bitmap[TW_MAX_LEVELS];
+	u8			lvl[TW_PLACES];
+	u8			shift[TW_PLACES];
+	u16			base[TW_PLACES];
+	u64			ovf_min;
 	struct hlist_head	overflow;
 	struct hlist_head	scanned;
 	u64			scan_min;
