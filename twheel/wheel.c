@@ -8,11 +8,6 @@
 #include <linux/minmax.h>
 #include "wheel.h"
 
-static inline unsigned int tw_shift(const struct tw_wheel *w, unsigned int lvl)
-{
-	return lvl * w->bits;
-}
-
 static inline unsigned int tw_total_shift(const struct tw_wheel *w)
 {
 	return w->bits * w->levels;
@@ -58,8 +53,12 @@ int tw_wheel_init(struct tw_wheel *w, unsigned int bits, unsigned int levels,
 	w->max_cascades = 0;
 	INIT_HLIST_HEAD(&w->overflow);
 	INIT_HLIST_HEAD(&w->scanned);
-	for (i = 0; i < TW_MAX_LEVELS; i++)
-		w->bitmap[i] = 0;
+	for (i = 0; i <= TW_MAX_LEVELS; i++)
+		w->bitmap[i] = i == levels ? ~0UL : 0;
+	for (i = 0; i < TW_MAX_LEVELS; i++) {
+		w->lvl_shift[i] = i * bits;
+		w->turn[i] = ~(BIT_ULL((i + 1) * bits) - 1);
+	}
 	for (i = 0; i < TW_PLACES; i++) {
 		lvl = i / bits;
 		if (lvl >= levels) {
@@ -222,11 +221,33 @@ static u64 tw_next_on_boundary(const struct tw_wheel *w, unsigned int lvl,
 	unsigned long idx;
 
 	for (lvl++; lvl < w->levels; lvl++) {
-		idx = (clk >> tw_shift(w, lvl)) & w->mask;
+		idx = (clk >> w->lvl_shift[lvl]) & w->mask;
 		if (w->bitmap[lvl] & BIT(idx))
 			return clk;
 	}
 	return tw_overflow_due(w) ? clk : next;
+}
+
+/*
+ * tw_wheel_next(), inline for the loop of tw_wheel_advance_budget(): the
+ * first slot of the lowest level with work, unless the clock is on a level-1
+ * slot boundary (see "Finding work" in wheel.h).
+ */
+static inline u64 __tw_wheel_next(const struct tw_wheel *w)
+{
+	unsigned int lvl = 0, shift;
+	u64 clk = w->clk, next;
+
+	/* bitmap[levels] is never 0: the scan needs no other bound. */
+	while (!w->bitmap[lvl])
+		lvl++;
+	if (lvl == w->levels)
+		return tw_overflow_next(w);
+	shift = w->lvl_shift[lvl];
+	next = (clk & w->turn[lvl]) | ((u64)__ffs(w->bitmap[lvl]) << shift);
+	if (likely(clk & w->mask) || next == clk)
+		return next;
+	return tw_next_on_boundary(w, lvl, next);
 }
 
 /**
@@ -240,31 +261,7 @@ static u64 tw_next_on_boundary(const struct tw_wheel *w, unsigned int lvl,
  */
 u64 tw_wheel_next(const struct tw_wheel *w)
 {
-	unsigned int lvl, shift;
-	unsigned long map = 0;
-	u64 clk = w->clk, next;
-
-	/*
-	 * No slot of a level lies before the clock's slot of that level, so
-	 * the first set bit of a bitmap is the level's next slot. The lowest
-	 * level with work wins: its slot lies in the clock's current turn of
-	 * that level, and every later slot of a higher level starts after
-	 * that turn. Only a higher level's own slot (due at the clock, waiting
-	 * to cascade) or an overflow turn that has begun can come first, and
-	 * both need the clock on a slot boundary of level 1 or above.
-	 */
-	for (lvl = 0; lvl < w->levels; lvl++) {
-		map = w->bitmap[lvl];
-		if (map)
-			break;
-	}
-	if (!map)
-		return tw_overflow_next(w);
-	shift = tw_shift(w, lvl);
-	next = (((clk >> shift) & ~(u64)w->mask) | __ffs(map)) << shift;
-	if (likely(clk & w->mask) || next == clk)
-		return next;
-	return tw_next_on_boundary(w, lvl, next);
+	return __tw_wheel_next(w);
 }
 
 /*
@@ -301,8 +298,9 @@ static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 }
 
 /*
- * Re-hash the nodes of bucket @b relative to the clock: each goes lower.
- * At most *@budget nodes. Return: true when the bucket is empty.
+ * Re-hash the nodes of slot @idx of level @lvl (the clock's) relative to the
+ * clock: each goes lower. At most *@budget nodes. Return: true when the
+ * bucket is empty.
  */
 static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 		       unsigned long *budget)
@@ -343,9 +341,9 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
  * marking them out of the wheel: one walk to mark them, then the chain is
  * spliced over as it is. Return: the number moved.
  */
-static unsigned long tw_splice_some(struct hlist_head *from,
-				    struct hlist_head *to,
-				    unsigned long *budget)
+static inline unsigned long tw_splice_some(struct hlist_head *from,
+					   struct hlist_head *to,
+					   unsigned long *budget)
 {
 	struct hlist_node *first = from->first, *pos = first, *last = NULL;
 	unsigned long count = 0, max = *budget;
@@ -377,7 +375,8 @@ static unsigned long tw_splice_some(struct hlist_head *from,
  * it; only the levels whose boundary it is can have their own slot due.
  * Return: true when they are complete.
  */
-static bool tw_process_upper(struct tw_wheel *w, unsigned long *budget)
+static noinline bool tw_process_upper(struct tw_wheel *w,
+				      unsigned long *budget)
 {
 	u64 clk = w->clk;
 	unsigned int lvl = w->lvl[__ffs64(clk | TW_MAX_TICK)];
@@ -389,41 +388,12 @@ static bool tw_process_upper(struct tw_wheel *w, unsigned long *budget)
 		lvl = w->levels - 1;
 	}
 	for (; lvl > 0; lvl--) {
-		idx = (clk >> tw_shift(w, lvl)) & w->mask;
+		idx = (clk >> w->lvl_shift[lvl]) & w->mask;
 		if ((w->bitmap[lvl] & BIT(idx)) &&
 		    !tw_cascade(w, lvl, idx, budget))
 			return false;
 	}
 	return true;
-}
-
-/*
- * Do the work due at the clock's tick, within *@budget nodes; return the
- * nodes expired. *@done tells whether the tick's work is complete; if not,
- * the same tick is processed again by the next call, from where it stopped.
- */
-static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired,
-				unsigned long *budget, bool *done)
-{
-	unsigned long idx = w->clk & w->mask, count;
-	struct hlist_head *head;
-
-	*done = false;
-	if (unlikely(!idx) && !tw_process_upper(w, budget))
-		return 0;
-
-	/* The level-0 slot at the clock holds exactly the nodes due now. */
-	*done = true;
-	if (!(w->bitmap[0] & BIT(idx)))
-		return 0;
-	head = &w->buckets[idx];
-	count = tw_splice_some(head, expired, budget);
-	w->pending -= count;
-	if (hlist_empty(head))
-		w->bitmap[0] &= ~BIT(idx);
-	else
-		*done = false;
-	return count;
 }
 
 /**
@@ -450,8 +420,7 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 				      struct hlist_head *expired,
 				      unsigned long *budget, u64 *next)
 {
-	unsigned long count = 0;
-	bool done;
+	unsigned long count = 0, idx;
 	u64 tick;
 
 	now = min_t(u64, now, TW_MAX_TICK);
@@ -462,21 +431,29 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 	 */
 	tick = w->next;
 	if (tick > now)
-		tick = tw_wheel_next(w);
+		tick = __tw_wheel_next(w);
 	/* One tw_wheel_next() per tick with work. */
-	while (tick <= now) {
+	for (; tick <= now; tick = __tw_wheel_next(w)) {
 		w->clk = tick;
-		count += tw_process(w, expired, budget, &done);
-		if (!done)
+		idx = tick & w->mask;
+		if (unlikely(!idx) && !tw_process_upper(w, budget))
 			goto out;
+		/* The level-0 slot at the clock holds the nodes due now. */
+		if (w->bitmap[0] & BIT(idx)) {
+			count += tw_splice_some(&w->buckets[idx], expired,
+						budget);
+			if (!hlist_empty(&w->buckets[idx]))
+				goto out;
+			w->bitmap[0] &= ~BIT(idx);
+		}
 		w->clk = tick + 1;
-		tick = tw_wheel_next(w);
 	}
 	/* No work up to @now: the clock may jump there (not backwards). */
 	if (w->clk <= now)
 		w->clk = now + 1;
 	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
 out:
+	w->pending -= count;
 	w->next = tick;
 	*next = tick;
 	return count;
