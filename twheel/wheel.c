@@ -8,19 +8,19 @@
 #include <linux/minmax.h>
 #include "wheel.h"
 
-static inline unsigned int tw_shift(const struct tw_wheel *w, unsigned int lvl)
-{
-	return lvl * w->bits;
-}
-
-static inline unsigned int tw_mask(const struct tw_wheel *w)
-{
-	return (1U << w->bits) - 1;
-}
-
 static inline unsigned int tw_total_shift(const struct tw_wheel *w)
 {
 	return w->bits * w->levels;
+}
+
+/* Highest set bit of @x != 0, numbered from 0. */
+static inline unsigned long tw_top_bit(u64 x)
+{
+#if BITS_PER_LONG == 64
+	return __fls(x);
+#else
+	return fls64(x) - 1;
+#endif
 }
 
 /**
@@ -35,13 +35,15 @@ static inline unsigned int tw_total_shift(const struct tw_wheel *w)
 int tw_wheel_init(struct tw_wheel *w, unsigned int bits, unsigned int levels,
 		  u64 now)
 {
-	unsigned int i;
+	unsigned int i, lvl;
 
 	if (bits < TW_MIN_BITS || bits > TW_MAX_BITS ||
 	    levels < 1 || levels > TW_MAX_LEVELS)
 		return -EINVAL;
 
 	w->clk = min_t(u64, now, TW_MAX_TICK);
+	w->next = TW_NO_TICK;
+	w->mask = BIT(bits) - 1;
 	w->bits = bits;
 	w->levels = levels;
 	w->pending = 0;
@@ -51,8 +53,24 @@ int tw_wheel_init(struct tw_wheel *w, unsigned int bits, unsigned int levels,
 	w->max_cascades = 0;
 	INIT_HLIST_HEAD(&w->overflow);
 	INIT_HLIST_HEAD(&w->scanned);
-	for (i = 0; i < TW_MAX_LEVELS; i++)
-		w->bitmap[i] = 0;
+	for (i = 0; i <= TW_MAX_LEVELS; i++)
+		w->bitmap[i] = i == levels ? ~0UL : 0;
+	for (i = 0; i < TW_MAX_LEVELS; i++) {
+		w->lvl_shift[i] = i * bits;
+		w->turn[i] = ~(BIT_ULL((i + 1) * bits) - 1);
+	}
+	for (i = 0; i < TW_PLACES; i++) {
+		lvl = i / bits;
+		if (lvl >= levels) {
+			w->lvl[i] = TW_LVL_OVERFLOW;
+			w->shift[i] = 0;
+			w->base[i] = 0;
+			continue;
+		}
+		w->lvl[i] = lvl;
+		w->shift[i] = lvl * bits;
+		w->base[i] = lvl << bits;
+	}
 	for (i = 0; i < TW_MAX_BUCKETS; i++)
 		INIT_HLIST_HEAD(&w->buckets[i]);
 	return 0;
@@ -72,27 +90,48 @@ void tw_node_init(struct tw_node *n)
 }
 
 /*
- * Hash @n into the wheel relative to the current clock. n->expires >= clk.
- * The level is the one holding the highest bit in which the deadline and
- * the clock differ; see "Placement" in wheel.h.
+ * Placement of deadline @e relative to clock @clk (e >= clk): by the highest
+ * bit in which they differ, the index into tw_wheel.lvl, .shift and .base;
+ * see "Placement" in wheel.h. e == clk is level 0.
  */
-static void tw_enqueue(struct tw_wheel *w, struct tw_node *n)
+static inline unsigned long tw_place(u64 e, u64 clk)
 {
-	u64 diff = n->expires ^ w->clk;
-	unsigned int lvl = diff ? (fls64(diff) - 1) / w->bits : 0;
-	unsigned int idx, b;
+	return tw_top_bit((e ^ clk) | 1);
+}
 
-	if (lvl >= w->levels) {
-		hlist_add_head(&n->entry, &w->overflow);
-		n->bucket = TW_BUCKET_OVERFLOW;
-		w->ovf_min = min(w->ovf_min, n->expires);
-		return;
+/*
+ * Put @n (deadline @e) into the bucket of level w->lvl[@f] < L that holds
+ * @e, @f being tw_place() of @e. Only a bucket that was empty changes the
+ * bitmap and, if @hint, lowers w->next to its due tick, its slot's first
+ * tick: a bucket with nodes is due at or after tw_wheel_next() already.
+ */
+static inline void tw_hash(struct tw_wheel *w, struct tw_node *n, u64 e,
+			   unsigned long f, bool hint)
+{
+	unsigned int shift = w->shift[f];
+	unsigned long idx = (e >> shift) & w->mask;
+	unsigned int b = w->base[f] + idx;
+	struct hlist_head *head = &w->buckets[b];
+
+	if (hlist_empty(head)) {
+		w->bitmap[w->lvl[f]] |= BIT(idx);
+		if (hint)
+			w->next = min(w->next, (e >> shift) << shift);
 	}
-	idx = (n->expires >> tw_shift(w, lvl)) & tw_mask(w);
-	b = (lvl << w->bits) + idx;
-	hlist_add_head(&n->entry, &w->buckets[b]);
-	__set_bit(idx, &w->bitmap[lvl]);
+	hlist_add_head(&n->entry, head);
 	n->bucket = b;
+}
+
+/*
+ * Put @n on the overflow list, which comes due for it at the first tick of
+ * its deadline's top-level turn.
+ */
+static void tw_add_overflow(struct tw_wheel *w, struct tw_node *n)
+{
+	hlist_add_head(&n->entry, &w->overflow);
+	n->bucket = TW_BUCKET_OVERFLOW;
+	w->ovf_min = min(w->ovf_min, n->expires);
+	w->next = min(w->next, n->expires & ~(tw_wheel_horizon(w) - 1));
 }
 
 /**
@@ -106,10 +145,19 @@ static void tw_enqueue(struct tw_wheel *w, struct tw_node *n)
  */
 void tw_wheel_add(struct tw_wheel *w, struct tw_node *n, u64 expires)
 {
-	n->expires = max(min_t(u64, expires, TW_MAX_TICK), w->clk);
+	u64 clk = w->clk;
+	unsigned long f;
+
+	if (unlikely(expires < clk || expires > TW_MAX_TICK))
+		expires = expires < clk ? clk : TW_MAX_TICK;
+	n->expires = expires;
 	n->cascades = 0;
-	tw_enqueue(w, n);
 	w->pending++;
+	f = tw_place(expires, clk);
+	if (likely(w->lvl[f] != TW_LVL_OVERFLOW))
+		tw_hash(w, n, expires, f, true);
+	else
+		tw_add_overflow(w, n);
 }
 
 /**
@@ -117,7 +165,7 @@ void tw_wheel_add(struct tw_wheel *w, struct tw_node *n, u64 expires)
  * @w:	the wheel holding @n
  * @n:	a node for which tw_node_in_wheel() is true
  *
- * O(1).
+ * O(1). The cached lower bound of the next tick with work stays as it is.
  */
 void tw_wheel_del(struct tw_wheel *w, struct tw_node *n)
 {
@@ -126,50 +174,80 @@ void tw_wheel_del(struct tw_wheel *w, struct tw_node *n)
 	hlist_del_init(&n->entry);
 	n->bucket = TW_BUCKET_NONE;
 	w->pending--;
-	if (b == TW_BUCKET_OVERFLOW) {
+	if (unlikely(b == TW_BUCKET_OVERFLOW)) {
 		if (hlist_empty(&w->overflow) && hlist_empty(&w->scanned))
 			w->ovf_min = TW_NO_TICK;
 		return;
 	}
 	if (hlist_empty(&w->buckets[b]))
-		__clear_bit(b & tw_mask(w), &w->bitmap[b >> w->bits]);
-}
-
-/* Due tick of the first non-empty slot of @lvl at or after the clock's. */
-static u64 tw_level_next(const struct tw_wheel *w, unsigned int lvl)
-{
-	unsigned int shift = tw_shift(w, lvl);
-	unsigned int idx = (w->clk >> shift) & tw_mask(w);
-	unsigned long pend = w->bitmap[lvl] >> idx;
-	u64 turn, due;
-
-	if (!pend)
-		return TW_NO_TICK;
-	idx += __ffs(pend);
-	turn = w->clk & ~((1ULL << (shift + w->bits)) - 1);
-	due = turn | ((u64)idx << shift);
-	/* The clock's own slot above level 0 is due only at its first tick. */
-	return max(due, w->clk);
-}
-
-/* Is the clock's own slot of @lvl (> 0) waiting to cascade at the clock? */
-static bool tw_own_slot_due(const struct tw_wheel *w, unsigned int lvl)
-{
-	return test_bit((w->clk >> tw_shift(w, lvl)) & tw_mask(w),
-			&w->bitmap[lvl]);
+		w->bitmap[b >> w->bits] &= ~BIT(b & w->mask);
 }
 
 /*
  * Must the overflow list be pulled at the clock? Yes while a pull is under
  * way (@scanned holds the nodes it looked at) or once the clock is in the
- * top-level turn of the smallest overflow deadline.
+ * top-level turn of the smallest overflow deadline. Either way the clock is
+ * on a top-level turn boundary.
  */
-static bool tw_overflow_due(const struct tw_wheel *w, unsigned int total)
+static bool tw_overflow_due(const struct tw_wheel *w)
 {
+	unsigned int total = tw_total_shift(w);
+
 	if (!hlist_empty(&w->scanned))
 		return true;
 	return !hlist_empty(&w->overflow) &&
 	       (w->ovf_min >> total) <= (w->clk >> total);
+}
+
+/* Next work of a wheel whose levels are all empty. */
+static u64 tw_overflow_next(const struct tw_wheel *w)
+{
+	if (!hlist_empty(&w->scanned))
+		return w->clk;
+	if (!hlist_empty(&w->overflow))
+		return max(w->ovf_min & ~(tw_wheel_horizon(w) - 1), w->clk);
+	return TW_NO_TICK;
+}
+
+/*
+ * The clock is on a slot boundary of level 1 or above, and the lowest level
+ * with work, @lvl, has it at @next: a higher level's own slot (waiting to
+ * cascade) or the overflow list may be due at the clock instead.
+ */
+static u64 tw_next_on_boundary(const struct tw_wheel *w, unsigned int lvl,
+			       u64 next)
+{
+	u64 clk = w->clk;
+	unsigned long idx;
+
+	for (lvl++; lvl < w->levels; lvl++) {
+		idx = (clk >> w->lvl_shift[lvl]) & w->mask;
+		if (w->bitmap[lvl] & BIT(idx))
+			return clk;
+	}
+	return tw_overflow_due(w) ? clk : next;
+}
+
+/*
+ * tw_wheel_next(), inline for the loop of tw_wheel_advance_budget(): the
+ * first slot of the lowest level with work, unless the clock is on a level-1
+ * slot boundary (see "Finding work" in wheel.h).
+ */
+static inline u64 __tw_wheel_next(const struct tw_wheel *w)
+{
+	unsigned int lvl = 0, shift;
+	u64 clk = w->clk, next;
+
+	/* bitmap[levels] is never 0: the scan needs no other bound. */
+	while (!w->bitmap[lvl])
+		lvl++;
+	if (lvl == w->levels)
+		return tw_overflow_next(w);
+	shift = w->lvl_shift[lvl];
+	next = (clk & w->turn[lvl]) | ((u64)__ffs(w->bitmap[lvl]) << shift);
+	if (likely(clk & w->mask) || next == clk)
+		return next;
+	return tw_next_on_boundary(w, lvl, next);
 }
 
 /**
@@ -183,35 +261,7 @@ static bool tw_overflow_due(const struct tw_wheel *w, unsigned int total)
  */
 u64 tw_wheel_next(const struct tw_wheel *w)
 {
-	unsigned int total = tw_total_shift(w);
-	unsigned int lvl, up;
-	u64 next = TW_NO_TICK;
-
-	/*
-	 * The lowest level with work wins: its due tick lies in the clock's
-	 * current turn of that level, and every later slot of a higher level
-	 * starts after that turn. Only a higher level's own slot (due at the
-	 * clock, waiting to cascade) or an overflow turn that has begun can
-	 * come first, and then the answer is the clock itself.
-	 */
-	for (lvl = 0; lvl < w->levels; lvl++) {
-		next = tw_level_next(w, lvl);
-		if (next == TW_NO_TICK)
-			continue;
-		if (next == w->clk)
-			return next;
-		for (up = lvl + 1; up < w->levels; up++)
-			if (tw_own_slot_due(w, up))
-				return w->clk;
-		break;
-	}
-	if (tw_overflow_due(w, total))
-		return w->clk;
-	if (lvl < w->levels)
-		return next;
-	if (!hlist_empty(&w->overflow))
-		return max(w->ovf_min & ~(tw_wheel_horizon(w) - 1), w->clk);
-	return TW_NO_TICK;
+	return __tw_wheel_next(w);
 }
 
 /*
@@ -224,6 +274,7 @@ u64 tw_wheel_next(const struct tw_wheel *w)
 static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 {
 	unsigned int total = tw_total_shift(w);
+	u64 clk = w->clk;
 	struct tw_node *n;
 
 	if (hlist_empty(&w->scanned))
@@ -234,8 +285,8 @@ static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 		(*budget)--;
 		n = hlist_entry(w->overflow.first, struct tw_node, entry);
 		hlist_del(&n->entry);
-		if ((n->expires >> total) == (w->clk >> total)) {
-			tw_enqueue(w, n);
+		if ((n->expires >> total) == (clk >> total)) {
+			tw_hash(w, n, n->expires, tw_place(n->expires, clk), false);
 			continue;
 		}
 		hlist_add_head(&n->entry, &w->scanned);
@@ -247,31 +298,33 @@ static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 }
 
 /*
- * Re-hash the nodes of bucket @b relative to the clock: each goes lower.
- * At most *@budget nodes. Return: true when the bucket is empty.
+ * Re-hash the nodes of slot @idx of level @lvl (the clock's) relative to the
+ * clock: each goes lower. At most *@budget nodes. Return: true when the
+ * bucket is empty.
  */
 static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 		       unsigned long *budget)
 {
 	struct hlist_head *head = &w->buckets[(lvl << w->bits) + idx];
 	struct hlist_node *pos = head->first, *next;
+	unsigned int most = w->max_cascades;
 	unsigned long left = *budget;
+	u64 clk = w->clk;
 	struct tw_node *n;
 
 	/*
 	 * Unlink from the head without pprev fix-ups: no node goes back to
-	 * this bucket (each goes strictly lower), and the rest is relinked at
-	 * the end if the budget ran out.
+	 * this bucket (each goes strictly lower, never to the overflow list),
+	 * and the rest is relinked at the end if the budget ran out.
 	 */
 	for (; pos && left; left--) {
 		next = pos->next;
 		n = hlist_entry(pos, struct tw_node, entry);
-		n->cascades++;
-		w->max_cascades = max_t(unsigned int, w->max_cascades,
-					n->cascades);
-		tw_enqueue(w, n);
+		most = max_t(unsigned int, most, ++n->cascades);
+		tw_hash(w, n, n->expires, tw_place(n->expires, clk), false);
 		pos = next;
 	}
+	w->max_cascades = most;
 	w->cascaded += *budget - left;
 	*budget = left;
 	head->first = pos;
@@ -279,74 +332,68 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 		pos->pprev = &head->first;
 		return false;
 	}
-	__clear_bit(idx, &w->bitmap[lvl]);
+	w->bitmap[lvl] &= ~BIT(idx);
 	return true;
 }
 
 /*
- * Move at most *@budget nodes of @from onto @to, marking them out of the
- * wheel. Return: the number moved.
+ * Move at most *@budget nodes from the head of @from to the head of @to,
+ * marking them out of the wheel: one walk to mark them, then the chain is
+ * spliced over as it is. Return: the number moved.
  */
-static unsigned long tw_move_some(struct hlist_head *from, struct hlist_head *to,
-				  unsigned long *budget)
+static inline unsigned long tw_splice_some(struct hlist_head *from,
+					   struct hlist_head *to,
+					   unsigned long *budget)
 {
+	struct hlist_node *first = from->first, *pos = first, *last = NULL;
 	unsigned long count = 0, max = *budget;
-	struct hlist_node *pos = from->first, *next;
-	struct tw_node *n;
 
-	/* Unlinking from the head: no pprev fix-up until the end. */
 	while (pos && count < max) {
-		next = pos->next;
-		n = hlist_entry(pos, struct tw_node, entry);
-		n->bucket = TW_BUCKET_NONE;
-		hlist_add_head(pos, to);
-		pos = next;
+		hlist_entry(pos, struct tw_node, entry)->bucket =
+			TW_BUCKET_NONE;
+		last = pos;
+		pos = pos->next;
 		count++;
 	}
+	if (!count)
+		return 0;
 	from->first = pos;
 	if (pos)
 		pos->pprev = &from->first;
+	last->next = to->first;
+	if (last->next)
+		last->next->pprev = &last->next;
+	to->first = first;
+	first->pprev = &to->first;
 	*budget = max - count;
 	return count;
 }
 
 /*
- * Do the work due at the clock's tick, within *@budget nodes; return the
- * nodes expired. *@done tells whether the tick's work is complete; if not,
- * the same tick is processed again by the next call, from where it stopped.
+ * The cascades (and the overflow pull) due at a clock on a slot boundary
+ * of level 1 or above, top down so that a cascade may feed the levels below
+ * it; only the levels whose boundary it is can have their own slot due.
+ * Return: true when they are complete.
  */
-static unsigned long tw_process(struct tw_wheel *w, struct hlist_head *expired,
-				unsigned long *budget, bool *done)
+static noinline bool tw_process_upper(struct tw_wheel *w,
+				      unsigned long *budget)
 {
-	unsigned int total = tw_total_shift(w);
-	struct hlist_head *head;
-	unsigned int lvl, idx;
-	unsigned long count;
+	u64 clk = w->clk;
+	unsigned int lvl = w->lvl[__ffs64(clk | TW_MAX_TICK)];
+	unsigned long idx;
 
-	*done = false;
-	if (tw_overflow_due(w, total) && !tw_pull_overflow(w, budget))
-		return 0;
-
-	/* Top down, so that a cascade may feed the levels below it. */
-	for (lvl = w->levels - 1; lvl > 0; lvl--) {
-		idx = (w->clk >> tw_shift(w, lvl)) & tw_mask(w);
-		if (test_bit(idx, &w->bitmap[lvl]) &&
-		    !tw_cascade(w, lvl, idx, budget))
-			return 0;
+	if (lvl == TW_LVL_OVERFLOW) {
+		if (tw_overflow_due(w) && !tw_pull_overflow(w, budget))
+			return false;
+		lvl = w->levels - 1;
 	}
-
-	idx = w->clk & tw_mask(w);
-	*done = true;
-	if (!test_bit(idx, &w->bitmap[0]))
-		return 0;
-	head = &w->buckets[idx];
-	count = tw_move_some(head, expired, budget);
-	w->pending -= count;
-	if (hlist_empty(head))
-		__clear_bit(idx, &w->bitmap[0]);
-	else
-		*done = false;
-	return count;
+	for (; lvl > 0; lvl--) {
+		idx = (clk >> w->lvl_shift[lvl]) & w->mask;
+		if ((w->bitmap[lvl] & BIT(idx)) &&
+		    !tw_cascade(w, lvl, idx, budget))
+			return false;
+	}
+	return true;
 }
 
 /**
@@ -373,27 +420,41 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 				      struct hlist_head *expired,
 				      unsigned long *budget, u64 *next)
 {
-	unsigned long count = 0;
-	bool done;
+	unsigned long count = 0, idx;
 	u64 tick;
 
 	now = min_t(u64, now, TW_MAX_TICK);
-	/* One tw_wheel_next() per tick with work, plus the final one. */
-	tick = tw_wheel_next(w);
-	while (tick <= now) {
+	/*
+	 * Start from the cached lower bound: processing a tick without work
+	 * (its last node was deleted) is harmless. Only when nothing is due
+	 * is the exact answer needed, for *@next.
+	 */
+	tick = w->next;
+	if (tick > now)
+		tick = __tw_wheel_next(w);
+	/* One tw_wheel_next() per tick with work. */
+	for (; tick <= now; tick = __tw_wheel_next(w)) {
 		w->clk = tick;
-		count += tw_process(w, expired, budget, &done);
-		if (!done) {
-			*next = tick;
-			return count;
+		idx = tick & w->mask;
+		if (unlikely(!idx) && !tw_process_upper(w, budget))
+			goto out;
+		/* The level-0 slot at the clock holds the nodes due now. */
+		if (w->bitmap[0] & BIT(idx)) {
+			count += tw_splice_some(&w->buckets[idx], expired,
+						budget);
+			if (!hlist_empty(&w->buckets[idx]))
+				goto out;
+			w->bitmap[0] &= ~BIT(idx);
 		}
 		w->clk = tick + 1;
-		tick = tw_wheel_next(w);
 	}
 	/* No work up to @now: the clock may jump there (not backwards). */
 	if (w->clk <= now)
 		w->clk = now + 1;
 	w->clk = min_t(u64, w->clk, TW_MAX_TICK);
+out:
+	w->pending -= count;
+	w->next = tick;
 	*next = tick;
 	return count;
 }
@@ -432,8 +493,10 @@ unsigned long tw_wheel_advance(struct tw_wheel *w, u64 now,
  */
 void tw_wheel_forward(struct tw_wheel *w, u64 now)
 {
-	if (!w->pending && now > w->clk)
+	if (!w->pending && now > w->clk) {
 		w->clk = min_t(u64, now, TW_MAX_TICK);
+		w->next = TW_NO_TICK;
+	}
 }
 
 /**
@@ -460,13 +523,13 @@ unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out,
 		while (w->bitmap[lvl] && budget) {
 			idx = __ffs(w->bitmap[lvl]);
 			head = &w->buckets[(lvl << w->bits) + idx];
-			count += tw_move_some(head, out, &budget);
+			count += tw_splice_some(head, out, &budget);
 			if (hlist_empty(head))
-				__clear_bit(idx, &w->bitmap[lvl]);
+				w->bitmap[lvl] &= ~BIT(idx);
 		}
 	}
-	count += tw_move_some(&w->overflow, out, &budget);
-	count += tw_move_some(&w->scanned, out, &budget);
+	count += tw_splice_some(&w->overflow, out, &budget);
+	count += tw_splice_some(&w->scanned, out, &budget);
 	if (hlist_empty(&w->overflow) && hlist_empty(&w->scanned))
 		w->ovf_min = TW_NO_TICK;
 	w->pending -= count;

@@ -469,6 +469,55 @@ static void tw_test_del(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->pending, 0UL);
 }
 
+/*
+ * The cached next tick: lowered by an add into an empty bucket, left stale
+ * by a del (that tick is then processed as a no-op), reset by forward. The
+ * *next of an advance is exact all the same.
+ */
+static void tw_test_next_cache(struct kunit *test)
+{
+	struct tw_wheel *w = tw_new(test, 6, 5, 0);
+	struct tw_tmr *t = tw_new_timers(test, 3);
+	struct hlist_head out = HLIST_HEAD_INIT;
+	unsigned long budget = ULONG_MAX;
+	u64 next;
+
+	/* Level 2, due for its cascade at 4096. */
+	tw_wheel_add(w, &t[0].node, 5000);
+	KUNIT_EXPECT_EQ(test, w->next, 4096ULL);
+	tw_wheel_add(w, &t[1].node, 10);
+	tw_wheel_add(w, &t[2].node, 10);
+	KUNIT_EXPECT_EQ(test, w->next, 10ULL);
+	tw_wheel_del(w, &t[1].node);
+	tw_wheel_del(w, &t[2].node);
+	KUNIT_EXPECT_EQ(test, w->next, 10ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next(w), 4096ULL);
+	/* Nothing due: *next is the exact tick, not the stale one. */
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance_budget(w, 5, &out, &budget,
+						      &next), 0UL);
+	KUNIT_EXPECT_EQ(test, next, 4096ULL);
+	KUNIT_EXPECT_EQ(test, w->clk, 6ULL);
+	/* Stale again; the no-op tick 10, then the cascade at 4096. */
+	tw_wheel_add(w, &t[1].node, 10);
+	tw_wheel_del(w, &t[1].node);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance_budget(w, 4096, &out, &budget,
+						      &next), 0UL);
+	KUNIT_EXPECT_EQ(test, w->clk, 4097ULL);
+	/* Now at level 1, due for its cascade at 4992. */
+	KUNIT_EXPECT_EQ(test, next, 4992ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 4999, &out), 0UL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 5000, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 5000), 1U);
+	KUNIT_EXPECT_EQ(test, t[0].node.cascades, 2);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next(w), TW_NO_TICK);
+	tw_wheel_add(w, &t[2].node, 6000);
+	tw_wheel_del(w, &t[2].node);
+	tw_wheel_forward(w, 1ULL << 20);
+	KUNIT_EXPECT_EQ(test, w->next, TW_NO_TICK);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 1ULL << 21, &out), 0UL);
+	KUNIT_EXPECT_EQ(test, w->clk, (1ULL << 21) + 1);
+}
+
 /* drain takes everything, keeps the deadlines, leaves an empty wheel. */
 static void tw_test_drain(struct kunit *test)
 {
@@ -841,7 +890,9 @@ static bool tw_model_check_struct(struct tw_model *m)
 				    n->expires < w->clk ||
 				    (n->expires >> top) != (w->clk >> top) ||
 				    ((n->expires >> (lvl * bits)) & mask) != idx ||
-				    idx < cidx)
+				    idx < cidx ||
+				    (lvl && idx == cidx &&
+				     (w->clk & ((1ULL << (lvl * bits)) - 1))))
 					return TW_MODEL_FAIL(m, "node %llu misplaced in %u/%u",
 							     n->expires, lvl,
 							     idx);
@@ -861,6 +912,10 @@ static bool tw_model_check_struct(struct tw_model *m)
 				     w->pending);
 	if (w->max_cascades > w->levels - 1)
 		return TW_MODEL_FAIL(m, "max_cascades %u", w->max_cascades);
+	/* The cached next tick: a lower bound that never moves the clock back. */
+	if (w->next < w->clk || w->next > tw_wheel_next(w))
+		return TW_MODEL_FAIL(m, "cached next %llu, clock %llu, next %llu",
+				     w->next, w->clk, tw_wheel_next(w));
 	return true;
 }
 
@@ -924,6 +979,7 @@ static struct kunit_case tw_geometry_cases[] = {
 	KUNIT_CASE(tw_test_max_tick),
 	KUNIT_CASE(tw_test_past),
 	KUNIT_CASE(tw_test_del),
+	KUNIT_CASE(tw_test_next_cache),
 	KUNIT_CASE(tw_test_drain),
 	KUNIT_CASE(tw_test_forward),
 	KUNIT_CASE(tw_test_big_gap),

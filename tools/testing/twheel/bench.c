@@ -79,14 +79,13 @@ static void heap_down(struct heap *h, u32 i, struct hnode *x)
 	heap_set(h, i, x);
 }
 
-__attribute__((noinline)) static void heap_add(struct heap *h,
-					       struct hnode *x, u64 expires)
+static noinline void heap_add(struct heap *h, struct hnode *x, u64 expires)
 {
 	x->expires = expires;
 	heap_up(h, h->n++, x);
 }
 
-__attribute__((noinline)) static void heap_del(struct heap *h, struct hnode *x)
+static noinline void heap_del(struct heap *h, struct hnode *x)
 {
 	u32 i = x->idx;
 	struct hnode *last = h->a[--h->n];

@@ -406,6 +406,12 @@ static void check_struct(struct run *r)
 		     w->pending, r->pending);
 	if (w->max_cascades > L - 1)
 		FAIL(r, "max_cascades %u", w->max_cascades);
+	if (w->bitmap[L] != ~0UL)
+		FAIL(r, "bitmap[levels] is not the scan's end");
+	/* The cached next tick: a lower bound that never moves the clock back. */
+	if (w->next < w->clk || w->next > tw_wheel_next(w))
+		FAIL(r, "cached next %" PRIu64 ", clock %" PRIu64 ", next %"
+		     PRIu64, w->next, w->clk, tw_wheel_next(w));
 }
 
 static u64 start_clock(struct run *r, unsigned int variant)

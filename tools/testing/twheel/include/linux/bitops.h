@@ -11,15 +11,31 @@ static inline int fls64(u64 x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
-/* Index of the least significant set bit; undefined for 0. */
+/* Index of the most significant set bit; undefined for 0 (x86: bsr). */
+static inline unsigned long __fls(unsigned long x)
+{
+#ifdef __x86_64__
+	asm("bsr %1,%0" : "=r" (x) : "rm" (x));
+	return x;
+#else
+	return (BITS_PER_LONG - 1) ^ (unsigned long)__builtin_clzl(x);
+#endif
+}
+
+/* Index of the least significant set bit; undefined for 0 (x86: bsf). */
 static inline unsigned long __ffs(unsigned long x)
 {
+#ifdef __x86_64__
+	asm("rep; bsf %1,%0" : "=r" (x) : "rm" (x));
+	return x;
+#else
 	return __builtin_ctzl(x);
+#endif
 }
 
 static inline unsigned long __ffs64(u64 x)
 {
-	return __builtin_ctzll(x);
+	return BITS_PER_LONG == 64 ? __ffs(x) : __builtin_ctzll(x);
 }
 
 static inline void __set_bit(unsigned long nr, unsigned long *addr)

@@ -14,7 +14,7 @@ typedef uint64_t u64;
 typedef int64_t s64;
 
 #define U64_MAX		UINT64_MAX
-#define BITS_PER_LONG	(8 * (int)sizeof(long))
+#define BITS_PER_LONG	(8 * __SIZEOF_LONG__)
 
 struct hlist_head {
 	struct hlist_node *first;
