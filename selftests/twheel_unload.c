@@ -9,8 +9,9 @@
  * each, or a coalesced one), closes the file and removes the module at
  * once, in the same thread: the last IPIs are then still queued or running
  * when delete_module(2) starts. (The program is not pinned to one CPU:
- * TWHEEL_ARM_CPU accepts only CPUs the caller may run on.) A use after free there shows as a KASAN report
- * or an oops in the kernel log (make check fails on either).
+ * TWHEEL_ARM_CPU accepts only CPUs the caller may run on.) A use after
+ * free there shows as a KASAN report or an oops in the kernel log (make
+ * check fails on either).
  *
  * It needs the module file (TW_KO, default /lib/modules/twheel/twheel.ko)
  * and the module not in use by another module (twheel_kunit holds it: the
