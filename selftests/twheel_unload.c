@@ -26,7 +26,7 @@
 #include "kselftest_harness.h"
 
 #define TW_KO_DEFAULT	"/lib/modules/twheel/twheel.ko"
-#define CYCLES		20
+#define CYCLES		10
 #define ARMS_PER_CPU	64
 #define MS		1000000ULL
 
@@ -58,7 +58,19 @@ static int open_dev(void)
 	return fd;
 }
 
-TEST(unload_with_ipis_in_flight)
+/* insmod of a KASAN build under TCG takes seconds: more than 30 s. */
+FIXTURE(slow) {
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, unload_with_ipis_in_flight, 240)
 {
 	const char *ko = getenv("TW_KO") ?: TW_KO_DEFAULT;
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
