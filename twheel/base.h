@@ -29,10 +29,18 @@
  * queued. The workqueue (per-CPU, concurrency managed) starts that one only
  * if the callback sleeps, so a sleeping callback delays only itself, up to
  * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
- * after the other as before. A timer whose previous callback still runs on
- * another runner waits on @blocked for it: callbacks of one timer never
- * overlap on one base.
+ * after the other as before.
  *
+ * Running timers stay put (timer_list's and hrtimer's invariant): while its
+ * callback runs, a timer is in no wheel or list and its base does not
+ * change. An arm, modify or periodic re-arm meanwhile is deferred
+ * (struct tw_runner.deferred: state PENDING, deadline set, in no wheel) and
+ * the runner enqueues it when the callback returns: on its base, on the CPU
+ * an arm named (struct tw_runner.move_to), or, if the base went offline
+ * meanwhile, on an online one. So a timer's callbacks never overlap, on any
+ * CPU, and one that becomes due while its callback runs fires once that
+ * returns (at most as late as the callback is long).
+
  * Bounded work: a pass of the tick cascades or expires at most
  * TW_PASS_BUDGET timers (tw_wheel_advance_budget()), so the time spent with
  * the base lock held and interrupts off is bounded by the budget times the
@@ -54,8 +62,10 @@
  * CPU hotplug: a CPU going down stops taking new timers and hands its
  * pending timers and expired batch to an online CPU with unchanged deadlines
  * (twheel:online teardown); once it is dead, whatever is left moves too
- * (twheel:prepare teardown). A callback already running there finishes where
- * it is.
+ * (twheel:prepare teardown). None of them is running (see "Running timers
+ * stay put"). A callback already running there finishes where it is, on
+ * its runner (the workqueue runs it on another CPU once this one is down);
+ * a re-arm it made then goes to an online CPU when it returns.
  *
  * Batches: twheel_batch_on() arms, modifies or cancels the timers of one
  * base under one hold of its lock and programs its tick at most once, for
@@ -68,9 +78,7 @@
  *
  * Cancel and wait: twheel_cancel_sync() waits while the timer's callback
  * runs and disarms the timer once none runs, so it cancels at most one
- * arming. A timer that leaves a base while its callback runs there (re-armed
- * elsewhere, or moved by hotplug) is marked TW_NODE_MOVED, and the waiter
- * then looks at every base before it believes nothing runs.
+ * arming. A running timer stays on its base, so it waits on that base only.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
@@ -101,14 +109,8 @@
 #define TW_PASS_BUDGET		64
 
 /* tw_node.flags */
-/*
- * The timer was moved to another base while its callback was running on
- * this one; twheel_cancel_sync() must then look for it on every base.
- * Cleared by twheel_cancel_sync(). Base lock.
- */
-#define TW_NODE_MOVED		BIT(0)
 /* TWHEEL_TIMER_TICK: the callback runs in the pass that expires it. */
-#define TW_NODE_TICK		BIT(1)
+#define TW_NODE_TICK		BIT(0)
 
 /*
  * Runners per base: at most this many callbacks of one CPU's timers run (or
@@ -132,6 +134,11 @@ struct twheel_base;
  *		one-shot timer may be freed by its callback)
  * @touched:	@running was armed, modified or cancelled during its
  *		callback: the periodic re-arm is not done
+ * @deferred:	@running was armed during its callback (or is periodic and
+ *		re-armed after it): PENDING, @running->deadline set, in no
+ *		wheel; enqueued when the callback returns
+ * @move_to:	CPU an arm during the callback named for @running (deferred
+ *		until the callback returns), or -1 for its own base
  * @state:	enum tw_runner_state
  *
  * All but @work and @base under the base lock.
@@ -140,7 +147,9 @@ struct tw_runner {
 	struct work_struct	work;
 	struct twheel_base	*base;
 	struct twheel_timer	*running;
+	int			move_to;
 	bool			touched;
+	bool			deferred;
 	u8			state;
 };
 
@@ -150,7 +159,7 @@ struct tw_runner {
  *		runners' work items and @csd (which have their own
  *		synchronisation), and the twheel_timer fields (node, deadline,
  *		period, overruns, cpu, mode, state) of every timer in @wheel,
- *		@expired, @run, @blocked or running on a runner.
+ *		@expired or @run, or running on a runner.
  *		A raw spinlock: the remote-reprogram IPI takes it in hard
  *		interrupt context on every kernel, the tick hrtimer in hard
  *		interrupt context (softirq on PREEMPT_RT); so always with
@@ -170,9 +179,7 @@ struct tw_runner {
  *		through; it takes @expired over only when @run is empty, so a
  *		timer that keeps expiring (a periodic one) cannot starve older
  *		ones
- * @blocked:	expired timers whose previous callback still runs on another
- *		runner: they go back to @run when it returns
- * @nr_expired:	number of timers on @expired, @run and @blocked
+ * @nr_expired:	number of timers on @expired and @run
  * @runner:	the work items that run callbacks, see struct tw_runner
  * @behind:	a pass of the tick ran out of budget: a runner finishes the
  *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
@@ -193,7 +200,6 @@ struct twheel_base {
 	u64			next_tick;
 	struct hlist_head	expired;
 	struct hlist_head	run;
-	struct hlist_head	blocked;
 	unsigned long		nr_expired;
 	struct tw_runner	runner[TW_RUNNERS];
 	bool			behind;

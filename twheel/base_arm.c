@@ -20,8 +20,9 @@
 
 /*
  * Take @t off @base (locked, t->cpu == base->cpu): out of the wheel or the
- * expired batch. A timer whose callback runs is marked touched, so that its
- * periodic re-arm does not undo what the caller does.
+ * expired batch, or its deferred arming. A timer whose callback runs is
+ * marked touched, so that its periodic re-arm does not undo what the caller
+ * does.
  * Return: 1 if @t was pending or expired, else 0.
  */
 static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
@@ -29,11 +30,17 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 	struct tw_runner *r = tw_runner_of(base, t);
 	int ret = 0;
 
-	if (r)
+	if (r) {
 		r->touched = true;
+		r->move_to = -1;
+	}
 	switch (t->state) {
 	case TWHEEL_STATE_PENDING:
-		tw_wheel_del(&base->wheel, &t->node);
+		/* Pending while running: a deferred arming, in no wheel. */
+		if (r)
+			r->deferred = false;
+		else
+			tw_wheel_del(&base->wheel, &t->node);
 		/* Cancel, re-arm or modify: this arming ends here. */
 		twheel_stat_inc(cancelled);
 		ret = 1;
@@ -51,15 +58,31 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 	return ret;
 }
 
-/* Put detached @t on @new (locked, online) per @e, without reprogramming. */
-static void tw_batch_enqueue(struct twheel_base *new, struct twheel_timer *t,
+/*
+ * Put detached @t, whose base is @old, on @new (both locked; @new online
+ * unless @t's callback runs) per @e, without reprogramming. If @t's callback
+ * runs on @old, the arming is deferred until it returns and @t stays on
+ * @old meanwhile ("Running timers stay put" in base.h).
+ * Return: true if @t went into @new's wheel.
+ */
+static bool tw_batch_enqueue(struct twheel_base *old, struct twheel_base *new,
+			     struct twheel_timer *t,
 			     const struct twheel_batch_ent *e)
 {
+	struct tw_runner *r = tw_runner_of(old, t);
+
 	t->period = e->period;
 	t->mode = e->mode;
 	if (e->op == TW_BATCH_ARM)
 		t->overruns = 0;
+	if (r) {
+		tw_defer(r, t, e->deadline);
+		if (new != old)
+			r->move_to = new->cpu;
+		return false;
+	}
 	__tw_enqueue(new, t, e->deadline);
+	return true;
 }
 
 /**
@@ -70,7 +93,9 @@ static void tw_batch_enqueue(struct twheel_base *new, struct twheel_timer *t,
  *
  * Holds the locks of the timer's base and of the target base. A target
  * that is offline is replaced by an online CPU unless @e names it
- * (-ENXIO); a cancel works on any base.
+ * (-ENXIO); a cancel works on any base. A timer whose callback runs stays
+ * on its base until that returns: an arm naming another CPU then takes
+ * effect when the callback returns.
  *
  * Context: any context but hard interrupt; does not sleep.
  */
@@ -109,14 +134,10 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	}
 
 	e->ret = tw_detach(old, t);
-	if (old != new)
-		tw_note_move(old, t);
 	if (prep)
 		prep(e);
-	if (e->op != TW_BATCH_CANCEL) {
-		tw_batch_enqueue(new, t, e);
+	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(old, new, t, e))
 		tw_reprogram(new, t->node.expires);
-	}
 	if (old != new || (e->op == TW_BATCH_CANCEL && e->ret))
 		tw_maybe_idle(old);
 	tw_unlock_two_irqoff(old, new);
@@ -169,8 +190,8 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			prep(e);
 		if (e->op == TW_BATCH_CANCEL)
 			continue;
-		tw_batch_enqueue(base, t, e);
-		first = min(first, t->node.expires);
+		if (tw_batch_enqueue(base, base, t, e))
+			first = min(first, t->node.expires);
 	}
 	if (first != TW_NO_TICK)
 		tw_reprogram(base, first);
@@ -298,26 +319,18 @@ int twheel_cancel_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
-	bool running, moved = false;
-	int ret = 0;
-	int cpu;
+	bool running;
+	int ret;
 
 	might_sleep();
 	lock_map_acquire(&twheel_callback_map);
 	lock_map_release(&twheel_callback_map);
 
-	/*
-	 * "moved" is sticky until every base has been looked at: the callback
-	 * may run on an old base and, after a re-arm, on the new one at the
-	 * same time.
-	 */
+	/* A running timer stays on its base: only that one is looked at. */
 	for (;;) {
 		base = tw_lock_base(t, &flags);
 		running = tw_runner_of(base, t);
-		if (t->node.flags & TW_NODE_MOVED)
-			moved = true;
-		t->node.flags &= ~TW_NODE_MOVED;
-		if (!running && !moved) {
+		if (!running) {
 			ret = tw_detach(base, t);
 			if (ret)
 				tw_maybe_idle(base);
@@ -325,18 +338,10 @@ int twheel_cancel_sync(struct twheel_timer *t)
 			break;
 		}
 		/* A periodic timer that runs: no re-arm after this callback. */
-		if (running && t->state == TWHEEL_STATE_RUNNING)
+		if (t->state == TWHEEL_STATE_RUNNING)
 			tw_detach(base, t);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
-
-		if (running) {
-			tw_wait_not_running(base, t);
-			continue;
-		}
-		/* Moved while running: the callback may run on any base. */
-		moved = false;
-		for_each_possible_cpu(cpu)
-			tw_wait_not_running(tw_base(cpu), t);
+		tw_wait_not_running(base, t);
 	}
 	trace_twheel_cancel(t, ret);
 	return ret;

@@ -106,8 +106,13 @@ void tw_maybe_idle(struct twheel_base *base)
  * hrtimer: the caller programs it, once for several timers (tw_reprogram()
  * with the smallest t->node.expires). Base lock held, base online.
  */
-void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
-		  u64 deadline)
+/*
+ * Put @t into @base's wheel at @deadline (ns), PENDING: the part of an arm
+ * that is not counted or traced (a deferred arming was, when it was made).
+ * Base lock held, base online.
+ */
+static void tw_place(struct twheel_base *base, struct twheel_timer *t,
+		     u64 deadline)
 {
 	struct tw_wheel *w = &base->wheel;
 
@@ -118,6 +123,12 @@ void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 	WRITE_ONCE(t->cpu, base->cpu);
 	tw_wheel_add(w, &t->node, tw_ns_to_tick(deadline));
 	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+}
+
+void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
+		  u64 deadline)
+{
+	tw_place(base, t, deadline);
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, base->cpu, deadline, t->period);
 }
@@ -130,6 +141,21 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
 {
 	__tw_enqueue(base, t, deadline);
 	tw_reprogram(base, t->node.expires);
+}
+
+/*
+ * Arm @t, whose callback runs on runner @r, for @deadline (ns) once the
+ * callback returns: PENDING now, enqueued by the runner then (tw_settle()).
+ * Base lock held.
+ */
+void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline)
+{
+	t->deadline = deadline;
+	r->deferred = true;
+	r->move_to = -1;
+	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+	twheel_stat_inc(armed);
+	trace_twheel_arm(t, t->cpu, deadline, t->period);
 }
 
 /*
@@ -298,81 +324,78 @@ out:
 }
 
 /*
- * Re-arm periodic timer @t after its callback on runner @r of @base (locked,
- * interrupts off, r->running == t). If the base went offline meanwhile, the
- * timer goes to an online base; the base lock is dropped for that, and
- * anybody touching the timer meanwhile sets r->touched, which wins.
+ * The callback of @t on runner @r of @base (locked, interrupts off,
+ * r->running == t) returned and @t was armed meanwhile (r->deferred):
+ * enqueue it, on @base or on the CPU the arm named (r->move_to), or on an
+ * online CPU if that one is offline. For another base the base lock is
+ * dropped; anybody touching the timer meanwhile changes what is looked at
+ * next round (r->deferred, r->move_to). @t stays "running" on @r until the
+ * caller clears r->running, so twheel_cancel_sync() waits for this.
  */
-static void tw_rearm(struct twheel_base *base, struct tw_runner *r,
-		     struct twheel_timer *t, u64 next)
+static void tw_settle(struct twheel_base *base, struct tw_runner *r,
+		      struct twheel_timer *t)
 {
 	struct twheel_base *target;
 	int cpu;
 
-	if (base->online) {
-		tw_enqueue(base, t, next);
-		return;
-	}
-	for (;;) {
-		cpu = tw_fallback_cpu(base->cpu);
+	while (r->deferred) {
+		cpu = r->move_to;
+		if (cpu < 0 || cpu == base->cpu) {
+			if (base->online) {
+				target = base;
+				break;
+			}
+			cpu = tw_fallback_cpu(base->cpu);
+		} else if (!tw_base(cpu)->online) {
+			cpu = tw_fallback_cpu(cpu);
+		}
 		if (cpu < 0) {
 			/* Module unload: nowhere to go. */
+			r->deferred = false;
 			WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
 			return;
 		}
-		target = tw_base(cpu);	/* not @base: it is offline */
+		target = tw_base(cpu);
+		/* A fallback, so online: its lock is held, nothing changed. */
+		if (target == base)
+			break;
 		raw_spin_unlock(&base->lock);
 		tw_lock_two_irqoff(base, target);
-		if (r->touched) {
+		if (target->online && r->deferred &&
+		    (r->move_to < 0 || r->move_to == cpu ||
+		     !tw_base(r->move_to)->online)) {
+			r->deferred = false;
+			r->move_to = -1;
+			tw_place(target, t, t->deadline);
+			tw_reprogram(target, t->node.expires);
 			raw_spin_unlock(&target->lock);
 			return;
 		}
-		if (target->online)
-			break;
 		raw_spin_unlock(&target->lock);
 	}
-	tw_enqueue(target, t, next);
-	raw_spin_unlock(&target->lock);
+	if (!r->deferred)
+		return;
+	r->deferred = false;
+	r->move_to = -1;
+	tw_place(target, t, t->deadline);
+	tw_reprogram(target, t->node.expires);
 }
 
 /*
- * The next expired timer of @base whose callback runs on no other runner,
- * off its list, or NULL. Timers whose callback does run wait on @blocked.
- * Base lock held.
+ * The next expired timer of @base, off its list, or NULL. None of them is
+ * running: a running timer is in no list. Base lock held.
  */
 static struct twheel_timer *tw_take(struct twheel_base *base)
 {
 	struct twheel_timer *t;
 
-	for (;;) {
-		if (hlist_empty(&base->run))
-			hlist_move_list(&base->expired, &base->run);
-		if (hlist_empty(&base->run))
-			return NULL;
-		t = hlist_entry(base->run.first, struct twheel_timer,
-				node.entry);
-		hlist_del_init(&t->node.entry);
-		if (!tw_runner_of(base, t))
-			return t;
-		hlist_add_head(&t->node.entry, &base->blocked);
-	}
-}
-
-/*
- * The callback of @t (a pointer only: it may be freed) returned: if @t
- * waits on @blocked for that, it may run now. Base lock held.
- */
-static void tw_unblock(struct twheel_base *base, const struct twheel_timer *t)
-{
-	struct twheel_timer *b;
-
-	hlist_for_each_entry(b, &base->blocked, node.entry) {
-		if (b == t) {
-			hlist_del(&b->node.entry);
-			hlist_add_head(&b->node.entry, &base->run);
-			return;
-		}
-	}
+	if (hlist_empty(&base->run))
+		hlist_move_list(&base->expired, &base->run);
+	if (hlist_empty(&base->run))
+		return NULL;
+	t = hlist_entry(base->run.first, struct twheel_timer, node.entry);
+	hlist_del_init(&t->node.entry);
+	return t;
 }
 
 /*
@@ -429,6 +452,8 @@ void tw_work_fn(struct work_struct *work)
 						TWHEEL_STATE_IDLE);
 		WRITE_ONCE(r->running, t);
 		r->touched = false;
+		r->deferred = false;
+		r->move_to = -1;
 		r->state = TW_RUNNER_BUSY;
 		/* Should this callback sleep, another runner takes over. */
 		if (base->nr_expired)
@@ -449,11 +474,12 @@ void tw_work_fn(struct work_struct *work)
 		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
 				end - start);
 		if (periodic && !r->touched)
-			tw_rearm(base, r, t, tw_next_deadline(t, deadline, end));
+			tw_defer(r, t, tw_next_deadline(t, deadline, end));
+		/* Not r->touched alone: a one-shot @t may be freed by now. */
+		if (r->deferred)
+			tw_settle(base, r, t);
 		WRITE_ONCE(r->running, NULL);
 		r->state = TW_RUNNER_LOOKING;
-		if (!hlist_empty(&base->blocked))
-			tw_unblock(base, t);
 		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
 		wake = base->waiters;
 		if (wake || need_resched()) {

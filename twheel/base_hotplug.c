@@ -32,7 +32,6 @@ static unsigned long tw_move_expired(struct twheel_base *old,
 		t = hlist_entry(from->first, struct twheel_timer, node.entry);
 		hlist_del(&t->node.entry);
 		hlist_add_head(&t->node.entry, &new->expired);
-		tw_note_move(old, t);
 		WRITE_ONCE(t->cpu, new->cpu);
 		n++;
 	}
@@ -59,12 +58,10 @@ static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
 		hlist_del_init(&t->node.entry);
 		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
-		tw_note_move(old, t);
 		WRITE_ONCE(t->cpu, new->cpu);
 	}
 	n += tw_move_expired(old, new, &old->run, &budget);
 	n += tw_move_expired(old, new, &old->expired, &budget);
-	n += tw_move_expired(old, new, &old->blocked, &budget);
 	if (!hlist_empty(&new->expired))
 		tw_kick(new, new->cpu);
 	twheel_stat_add(migrated, n);
@@ -78,8 +75,9 @@ static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 /*
  * Move every timer of @old, pending or expired, to @new (both online or @old
  * going down), keeping each deadline tick: none fires early, none is lost
- * or doubled. A callback @old's work is running stays there; its periodic
- * re-arm finds @old offline and goes to an online base. In bounded chunks,
+ * or doubled. None of them is running: a timer whose callback @old's runner
+ * is running is in no list, and its runner enqueues it on an online base
+ * when the callback returns. In bounded chunks,
  * with the locks dropped in between. Process context.
  */
 static void tw_migrate(struct twheel_base *old, struct twheel_base *new)

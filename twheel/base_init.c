@@ -78,10 +78,10 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		base->cpu = cpu;
 		twheel_hrtimer_setup(&base->tick, tw_tick_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_ABS_PINNED);
-		INIT_HLIST_HEAD(&base->blocked);
 		for (i = 0; i < TW_RUNNERS; i++) {
 			INIT_WORK(&base->runner[i].work, tw_work_fn);
 			base->runner[i].base = base;
+			base->runner[i].move_to = -1;
 		}
 		init_waitqueue_head(&base->waitq);
 		INIT_CSD(&base->csd, tw_csd_fn, base);
@@ -130,7 +130,6 @@ static unsigned long tw_drain_base(struct twheel_base *base)
 		if (!n) {
 			n = tw_idle_all(&base->run, TW_PASS_BUDGET);
 			n += tw_idle_all(&base->expired, TW_PASS_BUDGET - n);
-			n += tw_idle_all(&base->blocked, TW_PASS_BUDGET - n);
 			base->nr_expired -= n;
 		}
 		raw_spin_unlock_irqrestore(&base->lock, flags);

@@ -51,6 +51,7 @@ void tw_wait_csd(struct twheel_base *base);
 void tw_maybe_idle(struct twheel_base *base);
 void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		  u64 deadline);
+void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline);
 void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		u64 deadline);
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
@@ -128,10 +129,6 @@ static inline ktime_t tw_tick_to_ktime(u64 tick)
 	return ns_to_ktime(tick * tw_tick_ns);
 }
 
-/*
- * @t leaves @old (locked, with the base it goes to). If its callback is
- * running on @old, twheel_cancel_sync() must look beyond @t's new base.
- */
 /* The runner of @base running @t's callback, or NULL. Base lock held. */
 static inline struct tw_runner *tw_runner_of(struct twheel_base *base,
 					     const struct twheel_timer *t)
@@ -142,12 +139,6 @@ static inline struct tw_runner *tw_runner_of(struct twheel_base *base,
 		if (base->runner[i].running == t)
 			return &base->runner[i];
 	return NULL;
-}
-
-static inline void tw_note_move(struct twheel_base *old, struct twheel_timer *t)
-{
-	if (tw_runner_of(old, t))
-		t->node.flags |= TW_NODE_MOVED;
 }
 
 #endif /* _TWHEEL_BASE_INT_H */

@@ -14,10 +14,10 @@
  * twheel lock held: they may sleep, and may arm, modify or cancel any timer,
  * including their own. They must not call twheel_cancel_sync() (lockdep
  * reports it); use twheel_cancel() there. Callbacks of one timer never
- * overlap, with one exception: if a timer is re-armed on another CPU while
- * its callback runs (or its CPU goes down then), the new run may start before
- * the old one returns (as with add_timer_on()); twheel_cancel_sync() waits
- * for both. A timer set up with TWHEEL_TIMER_TICK is the exception: its
+ * overlap, on any CPU: a timer stays on its CPU while its callback runs, and
+ * an arming made meanwhile (even one naming another CPU, or after the CPU
+ * went down) takes effect when the callback returns, so twheel_cancel_sync()
+ * waits on one CPU. A timer set up with TWHEEL_TIMER_TICK is the exception: its
  * callback runs in the tick, under the CPU's base lock, and is held to the
  * rules given at twheel_timer_setup().
  *

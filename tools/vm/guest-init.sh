@@ -165,6 +165,21 @@ kmemleak_check() {
 	echo clear >"$KMEMLEAK"
 }
 
+# Load and unload twheel.ko with reprogram IPIs in flight (selftest
+# twheel_unload), once no module of ours holds it: in the selftests run it
+# skips while twheel_kunit is loaded.
+unload_cycles() {
+	[ -x /selftests/twheel_unload ] || return 0
+	timeout -k 10 300 /selftests/twheel_unload </dev/null >/tmp/unload.out 2>&1
+	rc=$?
+	cat /tmp/unload.out
+	case $rc in
+	0) check ok "unload with IPIs in flight: $(grep -o 'unload cycles.*' /tmp/unload.out)" ;;
+	4) check skip "unload with IPIs in flight: $(grep -m1 -o 'SKIP.*' /tmp/unload.out)" ;;
+	*) check "not ok" "unload with IPIs in flight: exit $rc" ;;
+	esac
+}
+
 rec "begin|$nonce"
 rec "uname|$(uname -r)"
 msg "kernel $(uname -r), mode $mode"
@@ -176,6 +191,7 @@ check)
 	run_selftests
 	kmemleak_check "before rmmod"
 	unload_modules
+	unload_cycles
 	kmemleak_check "after rmmod"
 	msg "kernel taint flags: $(cat /proc/sys/kernel/tainted)"
 	;;

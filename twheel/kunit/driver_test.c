@@ -553,6 +553,7 @@ struct twt_block {
 	u64			sync_end_ns;
 	int			sync_ret;
 	bool			block_second;
+	int			cpu2;		/* where the second one ran */
 	u64			rearm_ns;	/* first callback re-arms, if set */
 	int			rearm_ret;
 	struct completion	entered;	/* first callback started */
@@ -575,6 +576,7 @@ static void twt_block_fn(struct twheel_timer *timer)
 		if (b->rearm_ns)
 			b->rearm_ret = twheel_arm(timer, b->rearm_ns, 0);
 	} else if (call == 2 && b->block_second) {
+		WRITE_ONCE(b->cpu2, raw_smp_processor_id());
 		complete(&b->entered2);
 		twt_wait(&b->release2);
 	}
@@ -724,51 +726,6 @@ static void twt_cancel_sync_rearm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->rearm_ret, 1);
 	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
-	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
-}
-
-/*
- * 7d. The running timer is re-armed on another CPU, fires there and its
- * second callback runs (blocked) while the first one still does. Once the
- * second returns, cancel_sync must go on waiting for the first.
- */
-static void twt_cancel_sync_overlap(struct kunit *test)
-{
-	int a = cpumask_first(cpu_online_mask);
-	int c = cpumask_next(a, cpu_online_mask);
-	const u64 period = 5 * TWT_MS;
-	struct twheel_timer_info info;
-	struct twt_block *b;
-	unsigned int i;
-
-	if (c >= nr_cpu_ids)
-		kunit_skip(test, "needs two online CPUs");
-	b = twt_block_alloc(test);
-	b->block_second = true;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, a),
-			0);
-	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, 0, period, 0, c), 0);
-	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered2));
-
-	/*
-	 * Let cancel_sync find the second callback running (it leaves the
-	 * timer idle, from RUNNING), then end that callback.
-	 */
-	twt_block_sync_start(test, b);
-	for (i = 0; i < TWT_TIMEOUT_MS; i++) {
-		KUNIT_ASSERT_EQ(test, twheel_query(&b->timer, &info), 0);
-		if (info.state == TWHEEL_STATE_IDLE)
-			break;
-		usleep_range(1000, 2000);
-	}
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
-	complete(&b->release2);
-	twt_block_sync_check(test, b, 50);
-
-	msleep(div_u64(5 * period, TWT_MS) + 20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 2);
 	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
 }
@@ -1027,9 +984,10 @@ static void twt_hotplug(struct kunit *test)
 }
 
 /*
- * 10b. A timer re-armed on its own CPU while its callback runs there moves
- * with that CPU's timers when the CPU goes down: cancel_sync must still wait
- * for the callback, which goes on running on the old base.
+ * 10b. A timer re-armed on its own CPU while its callback runs there stays
+ * on that base, deferred (pending, in no wheel), when the CPU goes down:
+ * nothing is left in the dead CPU's wheel, cancel_sync waits for the
+ * callback, which goes on running on the old base, and cancels the arming.
  */
 static void twt_cancel_sync_hotplug(struct kunit *test)
 {
@@ -1061,6 +1019,88 @@ static void twt_cancel_sync_hotplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
 	KUNIT_EXPECT_FALSE(test, twheel_pending(&b->timer));
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
+}
+
+/*
+ * A timer running on CPU @a (blocked in its first callback) is re-armed,
+ * due at once, on CPU @c (@c < 0: without naming a CPU, after @a went down
+ * when @down). Its second callback must not start while the first runs, on
+ * any CPU (running timers stay put: the arming waits for the callback to
+ * return); then it runs on @c, or on an online CPU. cancel_sync ends it.
+ * With @down this is the interleaving where a re-armed timer's second
+ * callback, on another CPU, let its owner free it under the first.
+ */
+static void twt_rearm_running_common(struct kunit *test, int a, int c,
+				     bool down)
+{
+	const u64 period = 5 * TWT_MS;
+	struct twheel_timer_info info;
+	struct twt_block *b = twt_block_alloc(test);
+
+	b->block_second = true;
+	b->cpu2 = -1;
+	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, a),
+			0);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
+	if (down) {
+		KUNIT_ASSERT_EQ_MSG(test, remove_cpu(a), 0, "remove_cpu(%d)", a);
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test, twt_cpu_up,
+							  (void *)(long)a));
+	}
+	/* Running, not pending: this arming is a new one. */
+	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, 0, period, 0,
+					    c < 0 ? TWHEEL_CPU_ANY : c), 0);
+	/* Pending, and still on its base while the callback runs. */
+	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info.cpu, a);
+
+	msleep(50);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&b->calls), 1,
+			    "a second callback started while the first ran");
+	complete(&b->release);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered2));
+	if (c >= 0)
+		KUNIT_EXPECT_EQ(test, READ_ONCE(b->cpu2), c);
+	else
+		KUNIT_EXPECT_TRUE(test, cpu_online(READ_ONCE(b->cpu2)));
+	if (down)
+		KUNIT_EXPECT_NE(test, READ_ONCE(b->cpu2), a);
+
+	/* cancel_sync waits for the second callback, on the new base. */
+	twt_block_sync_start(test, b);
+	msleep(50);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&b->synced),
+			       "cancel_sync returned while the callback ran");
+	complete(&b->release2);
+	KUNIT_ASSERT_TRUE(test, twt_wait(&b->synced));
+	KUNIT_EXPECT_GE(test, b->sync_end_ns, READ_ONCE(b->cb_end_ns));
+	msleep(div_u64(5 * period, TWT_MS) + 20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 2);
+	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+}
+
+/* 7d. Re-armed on another CPU while running: the move waits for it. */
+static void twt_rearm_running_elsewhere(struct kunit *test)
+{
+	int a = cpumask_first(cpu_online_mask);
+	int c = cpumask_next(a, cpu_online_mask);
+
+	if (c >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	twt_rearm_running_common(test, a, c, false);
+}
+
+/* 10c. Re-armed while running on a CPU that went down meanwhile. */
+static void twt_rearm_running_hotplug(struct kunit *test)
+{
+	const int cpu = TWT_HOTPLUG_CPU;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu))
+		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
+	twt_rearm_running_common(test, cpu, -1, true);
 }
 
 /* ---------------------------------------------------------- bad input */
@@ -1109,10 +1149,11 @@ static struct kunit_case twt_driver_cases[] = {
 	KUNIT_CASE(twt_cancel_sync_waits),
 	KUNIT_CASE(twt_cancel_sync_migrated),
 	KUNIT_CASE(twt_cancel_sync_rearm),
-	KUNIT_CASE(twt_cancel_sync_overlap),
+	KUNIT_CASE(twt_rearm_running_elsewhere),
 	KUNIT_CASE(twt_tickless),
 	KUNIT_CASE(twt_hotplug),
 	KUNIT_CASE(twt_cancel_sync_hotplug),
+	KUNIT_CASE(twt_rearm_running_hotplug),
 	{}
 };
 

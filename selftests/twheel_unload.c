@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_unload - unload with reprogram IPIs in flight.
+ *
+ * An arm from one CPU that makes another CPU's next tick earlier sends that
+ * CPU an IPI (base.h, "Tickless"); module unload must wait for such IPIs
+ * before it frees the bases. Each cycle loads twheel.ko, arms timers on
+ * every online CPU with ever earlier deadlines (from another CPU, an IPI
+ * each, or a coalesced one), closes the file and removes the module at
+ * once, in the same thread: the last IPIs are then still queued or running
+ * when delete_module(2) starts. (The program is not pinned to one CPU:
+ * TWHEEL_ARM_CPU accepts only CPUs the caller may run on.) A use after
+ * free there shows as a KASAN report or an oops in the kernel log (make
+ * check fails on either).
+ *
+ * It needs the module file (TW_KO, default /lib/modules/twheel/twheel.ko)
+ * and the module not in use by another module (twheel_kunit holds it: the
+ * guest then runs this program again after unloading the modules). The
+ * module is left loaded or not, as it was found.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include "twheel_hard.h"
+#include "kselftest_harness.h"
+
+#define TW_KO_DEFAULT	"/lib/modules/twheel/twheel.ko"
+#define CYCLES		10
+#define ARMS_PER_CPU	64
+#define MS		1000000ULL
+
+static bool module_loaded(void)
+{
+	return access("/sys/module/twheel", F_OK) == 0;
+}
+
+static int load(int kofd)
+{
+	return syscall(SYS_finit_module, kofd, "", 0) ? -errno : 0;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "twheel", O_NONBLOCK) ? -errno : 0;
+}
+
+/* /dev/twheel appears with the module (devtmpfs): wait a little for it. */
+static int open_dev(void)
+{
+	int i, fd = -1;
+
+	for (i = 0; i < 100 && fd < 0; i++) {
+		fd = tw_open(0);
+		if (fd < 0)
+			tw_sleep_ms(10);
+	}
+	return fd;
+}
+
+/* insmod of a KASAN build under TCG takes seconds: more than 30 s. */
+FIXTURE(slow) {
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, unload_with_ipis_in_flight, 240)
+{
+	const char *ko = getenv("TW_KO") ?: TW_KO_DEFAULT;
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	bool was_loaded = module_loaded();
+	unsigned long arms = 0;
+	int kofd, cycle, cpu, i, fd;
+	cpu_set_t set;
+	long r;
+
+	if (ncpu < 2 || sched_getaffinity(0, sizeof(set), &set) ||
+	    CPU_COUNT(&set) < 2)
+		SKIP(return, "needs two online CPUs to run on");
+	kofd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (kofd < 0)
+		SKIP(return, "%s: %s", ko, strerror(errno));
+	if (was_loaded && tw_read_ll("/sys/module/twheel/refcnt") != 0)
+		SKIP(close(kofd); return,
+		     "twheel is in use (twheel_kunit holds it): run after unloading that");
+	for (cycle = 0; cycle < CYCLES; cycle++) {
+		if (cycle || !was_loaded)
+			ASSERT_EQ(0, load(kofd)) TH_LOG("cycle %d: load", cycle);
+		fd = open_dev();
+		ASSERT_LE(0, fd) TH_LOG("cycle %d: %s: %s", cycle, TW_DEV,
+					strerror(errno));
+		/* Each arm lowers its CPU's next tick: a reprogram IPI. */
+		for (i = 0; i < ARMS_PER_CPU; i++) {
+			for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+				if (!CPU_ISSET(cpu, &set))
+					continue;
+				r = tw_arm(fd, TWHEEL_ARM_CPU,
+					   (ARMS_PER_CPU - i) * 10 * MS, 0, 0,
+					   cpu, NULL);
+				if (r && errno == ENXIO)	/* offline */
+					continue;
+				ASSERT_EQ(0, r) TH_LOG("cycle %d cpu %d: %s",
+						       cycle, cpu,
+						       strerror(errno));
+				arms++;
+			}
+		}
+		close(fd);
+		ASSERT_EQ(0, unload()) TH_LOG("cycle %d: unload", cycle);
+	}
+	if (was_loaded)
+		EXPECT_EQ(0, load(kofd));
+	close(kofd);
+	ksft_print_msg("unload cycles: %d, arms on every CPU: %lu\n", CYCLES,
+		       arms);
+}
+
+TEST_HARNESS_MAIN
