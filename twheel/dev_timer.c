@@ -23,6 +23,8 @@
 
 /* Events copied per hold of the file lock by read(). */
 #define TWHEEL_READ_CHUNK	64
+/* Clock-bound timers re-armed per hold of the file lock by a clock step. */
+#define TWHEEL_STEP_CHUNK	64
 /* Attempts to fault in the buffer of read() before giving up with EFAULT. */
 #define TWHEEL_READ_RETRIES	3
 
@@ -65,29 +67,86 @@ static struct twheel_utimer *twheel_file_lookup(struct twheel_file *f, u64 id)
  */
 static int twheel_utimer_kill(struct twheel_file *f, struct twheel_utimer *ut)
 {
+	int was_queued = ut->queued;
+
 	lockdep_assert_held(&f->lock);
 
 	xa_erase(&f->timers, ut->id);
 	ut->dead = 1;
-	if (!ut->queued)
-		return 0;
-	list_del_init(&ut->ready);
+	/* Off the ready list, or the clocked list. */
+	list_del_init(&ut->link);
 	ut->queued = 0;
-	return 1;
+	return was_queued;
 }
 
 static void twheel_utimer_unqueue(struct twheel_utimer *ut)
 {
-	list_del_init(&ut->ready);
+	list_del_init(&ut->link);
 	ut->queued = 0;
+	ut->canceled = 0;
 }
 
 static void twheel_utimer_set_mode(struct twheel_utimer *ut,
 				   const struct twheel_req *req)
 {
-	ut->deadline = req->deadline;
+	ut->deadline = req->own;
 	ut->period = req->period;
 	ut->mode = req->mode;
+	ut->clock = req->clock;
+	ut->cos = req->cos;
+}
+
+/* @ut's deadline converted to the wheel's clock, now ("Clocks"). */
+static u64 twheel_utimer_mono(const struct twheel_utimer *ut)
+{
+	return twheel_uclock_to_mono(ut->clock, ut->deadline);
+}
+
+/*
+ * @ut was just armed in the wheel (file lock held): a clock-bound timer goes
+ * on the clocked list for clock steps to find.
+ */
+static void twheel_utimer_bind(struct twheel_file *f, struct twheel_utimer *ut)
+{
+	if (ut->clock == TWHEEL_UCLK_MONO)
+		list_del_init(&ut->link);
+	else
+		list_move_tail(&ut->link, &f->clocked);
+}
+
+/* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */
+static void twheel_utimer_rearm(struct twheel_utimer *ut, u64 mono)
+{
+	if (twheel_modify(&ut->timer, mono, 0, TWHEEL_ABS) < 0)
+		twheel_arm_on(&ut->timer, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+}
+
+/* Queue @ut's event (file lock held) and wake the readers. */
+static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
+				u64 expired)
+{
+	ut->expired = expired;
+	ut->queued = 1;
+	list_move_tail(&ut->link, &f->ready);
+	/* Pairs with the barrier in prepare_to_wait() / poll. */
+	if (wq_has_sleeper(&f->wq))
+		wake_up(&f->wq);
+}
+
+/*
+ * Cancel-on-set: CLOCK_REALTIME was set since @ut was armed (its offset
+ * then is in @expired). End the timer with a canceled event; read() waits
+ * for a callback that may still run before it frees @ut.
+ */
+static bool twheel_utimer_was_set(struct twheel_file *f,
+				  struct twheel_utimer *ut)
+{
+	if (!ut->cos || (s64)ut->expired == twheel_uclock_offs(TWHEEL_UCLK_REAL))
+		return false;
+	twheel_cancel(&ut->timer);
+	ut->canceled = 1;
+	twheel_utimer_queue(f, ut, twheel_uclock_now(TWHEEL_UCLK_REAL));
+	return true;
 }
 
 /*
@@ -102,21 +161,25 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 {
 	struct twheel_utimer *ut = container_of(t, struct twheel_utimer, timer);
 	struct twheel_file *f = ut->file;
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	spin_lock(&f->lock);
 	/*
-	 * Cancelled, or re-armed by MODIFY after this expiry began (the state
-	 * is stable: MODIFY set it under the file lock we now hold).
+	 * Cancelled, or re-armed by MODIFY or a clock step after this expiry
+	 * began (the state is stable: they set it under the file lock we now
+	 * hold).
 	 */
 	if (ut->dead || ut->queued || twheel_pending(t))
 		goto out;
-	ut->expired = max(now, ut->deadline);
-	ut->queued = 1;
-	list_add_tail(&ut->ready, &f->ready);
-	/* Pairs with the barrier in prepare_to_wait() / poll. */
-	if (wq_has_sleeper(&f->wq))
-		wake_up(&f->wq);
+	if (twheel_utimer_was_set(f, ut))
+		goto out;
+	now = twheel_uclock_now(ut->clock);
+	/* Its clock was set back since it was armed: not due yet. */
+	if (now < ut->deadline) {
+		twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+		goto out;
+	}
+	twheel_utimer_queue(f, ut, max(now, ut->deadline));
 out:
 	spin_unlock(&f->lock);
 }
@@ -131,6 +194,8 @@ void twheel_file_init(struct twheel_file *f)
 	xa_init_flags(&f->timers, XA_FLAGS_ACCOUNT);
 	INIT_LIST_HEAD(&f->ready);
 	init_waitqueue_head(&f->wq);
+	INIT_LIST_HEAD(&f->clocked);
+	INIT_LIST_HEAD(&f->step_link);
 	atomic_long_set(&f->nr, 0);
 	atomic64_set(&f->next_id, 0);
 }
@@ -169,20 +234,25 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 
 	twheel_timer_init(&ut->timer, twheel_utimer_fire);
 	ut->file = f;
-	INIT_LIST_HEAD(&ut->ready);
+	INIT_LIST_HEAD(&ut->link);
 	ut->cookie = req->cookie;
 	ut->id = id;
 	ut->queued = 0;
 	ut->dead = 0;
+	ut->canceled = 0;
 	twheel_utimer_set_mode(ut, req);
 
 	spin_lock(&f->lock);
 	ret = xa_err(xa_store(&f->timers, id, ut, GFP_NOWAIT));
 	if (!ret) {
-		ret = twheel_arm_on(&ut->timer, req->deadline, 0, TWHEEL_ABS,
-				    req->cpu);
+		/* The offset before the conversion: a step in between cancels. */
+		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+		ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0,
+				    TWHEEL_ABS, req->cpu);
 		if (ret < 0)
 			xa_erase(&f->timers, id);
+		else
+			twheel_utimer_bind(f, ut);
 	}
 	spin_unlock(&f->lock);
 	if (ret < 0) {
@@ -255,14 +325,18 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		ret = -ENOENT;
 		goto unlock;
 	}
-	ret = twheel_modify(&ut->timer, req->deadline, 0, TWHEEL_ABS);
+	ret = twheel_modify(&ut->timer,
+			    twheel_uclock_to_mono(req->clock, req->own), 0,
+			    TWHEEL_ABS);
 	if (ret < 0)
 		goto unlock;
 	if (ut->queued) {
 		twheel_utimer_unqueue(ut);
 		ret = 1;
 	}
+	ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_utimer_set_mode(ut, req);
+	twheel_utimer_bind(f, ut);
 unlock:
 	spin_unlock(&f->lock);
 	return ret;
@@ -292,7 +366,7 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 		return -ENOENT;
 	}
 	twheel_query(&ut->timer, &info);
-	now = ktime_get_ns();
+	now = twheel_uclock_now(ut->clock);
 
 	q->state = 0;
 	q->overruns = 0;
@@ -301,6 +375,8 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 	q->cookie = ut->cookie;
 	q->flags_out = ut->mode == TWHEEL_UMODE_DELAY ?
 		       TWHEEL_ARM_FIXED_DELAY : 0;
+	if (ut->cos)
+		q->flags_out |= TWHEEL_ARM_CANCEL_ON_SET;
 	q->cpu = info.cpu;
 	if (info.state != TWHEEL_STATE_IDLE)
 		q->state |= TWHEEL_STATE_ARMED;
@@ -316,6 +392,7 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 		}
 	}
 	q->remaining = q->deadline > now ? q->deadline - now : 0;
+	q->deadline = twheel_uclock_to_user(ut->clock, q->deadline);
 	spin_unlock(&f->lock);
 	return 0;
 }
@@ -349,11 +426,27 @@ static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
 	memset(ev, 0, sizeof(*ev));
 	ev->id = ut->id;
 	ev->cookie = ut->cookie;
+	if (ut->canceled) {
+		ev->deadline = ut->deadline;
+		ev->expired = ut->expired;
+		ev->flags = TWHEEL_EVENT_CANCELED;
+		return;
+	}
 	ev->deadline = twheel_grid(ut->deadline, k, ut->period);
 	ev->expired = max(ut->expired, ev->deadline);
 	ev->overruns = min_t(u64, k, U32_MAX);
 	if (ut->mode != TWHEEL_UMODE_ONESHOT)
 		ev->flags = TWHEEL_EVENT_PERIODIC;
+}
+
+/* @ev with its times as the reader's time namespace sees them. */
+static void twheel_event_to_user(const struct twheel_utimer *ut,
+				 const struct twheel_event *ev,
+				 struct twheel_event *uev)
+{
+	*uev = *ev;
+	uev->deadline = twheel_uclock_to_user(ut->clock, ev->deadline);
+	uev->expired = twheel_uclock_to_user(ut->clock, ev->expired);
 }
 
 static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
@@ -362,12 +455,13 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 {
 	u64 next;
 
+	if (ut->canceled || ut->mode == TWHEEL_UMODE_ONESHOT) {
+		twheel_utimer_kill(f, ut);
+		list_add_tail(&ut->link, reap);
+		return;
+	}
 	twheel_utimer_unqueue(ut);
 	switch (ut->mode) {
-	case TWHEEL_UMODE_ONESHOT:
-		twheel_utimer_kill(f, ut);
-		list_add_tail(&ut->ready, reap);
-		return;
 	case TWHEEL_UMODE_RATE:
 		next = twheel_grid(ev->deadline, 1, ut->period);
 		break;
@@ -377,8 +471,8 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 	}
 	ut->deadline = next;
 	/* Keep the CPU; if it went away meanwhile, take the local one. */
-	if (twheel_modify(&ut->timer, next, 0, TWHEEL_ABS) < 0)
-		twheel_arm_on(&ut->timer, next, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+	twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+	twheel_utimer_bind(f, ut);
 }
 
 /**
@@ -399,7 +493,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 {
 	const size_t rec = sizeof(struct twheel_event);
 	struct twheel_utimer *ut, *tmp;
-	struct twheel_event ev;
+	struct twheel_event ev, uev;
 	unsigned long nr_reap = 0;
 	int retries = 0;
 	size_t done = 0;
@@ -423,12 +517,13 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 		while (done - start < chunk) {
 			ut = list_first_entry_or_null(&f->ready,
 						      struct twheel_utimer,
-						      ready);
+						      link);
 			if (!ut)
 				break;
-			now = ktime_get_ns();
+			now = twheel_uclock_now(ut->clock);
 			twheel_utimer_event(ut, now, &ev);
-			if (copy_to_user_nofault(buf + done, &ev, rec)) {
+			twheel_event_to_user(ut, &ev, &uev);
+			if (copy_to_user_nofault(buf + done, &uev, rec)) {
 				fault = true;
 				break;
 			}
@@ -448,7 +543,10 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 		cond_resched();
 	}
 
-	list_for_each_entry_safe(ut, tmp, &reap, ready) {
+	list_for_each_entry_safe(ut, tmp, &reap, link) {
+		/* A canceled timer's callback may still be on its way. */
+		if (ut->canceled)
+			twheel_cancel_sync(&ut->timer);
 		kmem_cache_free(twheel_utimer_cache, ut);
 		nr_reap++;
 	}
@@ -457,6 +555,41 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 	if (!done && fault)
 		return -EFAULT;
 	return done;
+}
+
+/**
+ * twheel_file_clock_step() - follow a step of CLOCK_REALTIME or BOOTTIME
+ * @f:	a file that had clock-bound timers
+ *
+ * Re-arms each clock-bound timer of @f at its deadline converted with the
+ * clocks' new offsets (a timer now due fires at the next tick), and ends
+ * the cancel-on-set ones armed before a CLOCK_REALTIME step. The file lock
+ * is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile use
+ * the new offsets already, timers that fire or go meanwhile leave @todo.
+ *
+ * Context: process context (dev_step.c's work item), may sleep.
+ */
+void twheel_file_clock_step(struct twheel_file *f)
+{
+	struct twheel_utimer *ut;
+	LIST_HEAD(todo);
+	unsigned int n;
+
+	spin_lock(&f->lock);
+	list_splice_init(&f->clocked, &todo);
+	while (!list_empty(&todo)) {
+		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
+			ut = list_first_entry(&todo, struct twheel_utimer, link);
+			if (twheel_utimer_was_set(f, ut))
+				continue;
+			list_move_tail(&ut->link, &f->clocked);
+			twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+		}
+		spin_unlock(&f->lock);
+		cond_resched();
+		spin_lock(&f->lock);
+	}
+	spin_unlock(&f->lock);
 }
 
 /**
@@ -475,8 +608,7 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 	xa_for_each(&f->timers, id, ut) {
 		spin_lock(&f->lock);
 		ut->dead = 1;
-		if (ut->queued)
-			twheel_utimer_unqueue(ut);
+		twheel_utimer_unqueue(ut);
 		spin_unlock(&f->lock);
 		twheel_cancel_sync(&ut->timer);
 		kmem_cache_free(twheel_utimer_cache, ut);
