@@ -21,6 +21,10 @@
  *				QUERY report the namespace's time
  *   boottime_relative		a relative CLOCK_BOOTTIME timer reports
  *				CLOCK_BOOTTIME times
+ *   step_rearms_clock_bound	a step re-arms exactly the clock-bound timers
+ *				(debugfs clock_rebound), not the MONOTONIC
+ *				ones; logs the walk's duration (measured, not
+ *				a pass criterion)
  *
  * Steps are small and undone by the fixture's teardown (the wall clock
  * loses no time). Needs root (CAP_SYS_TIME, CAP_SYS_ADMIN for the time
@@ -411,6 +415,94 @@ TEST_F(clk, boottime_relative)
 	EXPECT_GE(b1 + 50 * MS, ev.deadline);
 	EXPECT_LE(ev.deadline, ev.expired);
 	EXPECT_LE(ev.expired, clk_ns(CLOCK_BOOTTIME));
+}
+
+/* A counter of TW_DBG/stats, or -1. */
+static long long dbg_stat(const char *key)
+{
+	char line[256], k[64];
+	long long v, r = -1;
+	FILE *f = fopen(TW_DBG "/stats", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/* Wait (up to 10 s) until no clock step is being followed any more. */
+static long long steps_settled(void)
+{
+	long long a = dbg_stat("clock_steps"), b;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		tw_sleep_ms(500);
+		b = dbg_stat("clock_steps");
+		if (b == a)
+			break;
+		a = b;
+	}
+	return a;
+}
+
+#define STEP_N	4096
+
+TEST_F(clk, step_rearms_clock_bound)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME), id;
+	long long steps0, reb0, reb = 0, steps, max_us;
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm *a;
+	unsigned int i;
+	int w;
+
+	if (dbg_stat("clock_rebound") < 0)
+		SKIP(return, TW_DBG "/stats: no clock_rebound");
+	a = calloc(2 * STEP_N, sizeof(*a));
+	ASSERT_NE(NULL, a);
+	for (i = 0; i < 2 * STEP_N; i++) {
+		a[i].size = sizeof(a[i]);
+		a[i].cookie = i;
+		if (i < STEP_N) {
+			a[i].flags = TWHEEL_ARM_ABS;
+			a[i].clockid = CLOCK_REALTIME;
+			a[i].expires = r0 + 3600 * SEC + i * MS;
+		} else {
+			a[i].clockid = CLOCK_MONOTONIC;
+			a[i].expires = 3600 * SEC + i * MS;
+		}
+	}
+	b.count = 2 * STEP_N;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	ASSERT_EQ(2 * STEP_N, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	ASSERT_EQ(0, tw_arm_clk(self->fd, 0, CLOCK_MONOTONIC, 3600 * SEC, 0,
+				&id));
+
+	steps0 = steps_settled();
+	reb0 = dbg_stat("clock_rebound");
+	tw_write_file(TW_DBG "/stats", "0");	/* resets the maxima */
+	STEP(SEC);
+	for (w = 0; w < 200; w++) {
+		reb = dbg_stat("clock_rebound") - reb0;
+		if (reb >= STEP_N)
+			break;
+		tw_sleep_ms(100);
+	}
+	steps = dbg_stat("clock_steps") - steps0;
+	max_us = dbg_stat("clock_step_max_us");
+	/* Only the clock-bound timers were re-armed, each once. */
+	EXPECT_EQ(STEP_N, reb);
+	EXPECT_EQ(1, steps);
+	EXPECT_EQ(2 * STEP_N + 1, tw_pending(self->fd));
+	EXPECT_EQ(0, wait_readable(self->fd, 0));
+	TH_LOG("measured: one step re-armed %lld of %d timers in %lld us",
+	       reb, 2 * STEP_N + 1, max_us);
+	free(a);
 }
 
 TEST_HARNESS_MAIN

@@ -198,7 +198,7 @@ void twheel_step_add_file(struct twheel_file *f);
 void twheel_step_del_file(struct twheel_file *f);
 
 /* dev_timer.c */
-void twheel_file_clock_step(struct twheel_file *f);
+unsigned long twheel_file_clock_step(struct twheel_file *f);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);

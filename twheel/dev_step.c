@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "dev_file.h"
+#include "stats.h"
 
 /* Protects twheel_step_files and the offsets seen last. */
 static DEFINE_MUTEX(twheel_step_mutex);
@@ -34,15 +35,22 @@ static void twheel_step_work_fn(struct work_struct *work)
 	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	struct twheel_file *f;
+	unsigned long n = 0;
+	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
 	if (real != twheel_step_real || boot != twheel_step_boot) {
+		t0 = ktime_get_ns();
 		twheel_step_real = real;
 		twheel_step_boot = boot;
 		list_for_each_entry(f, &twheel_step_files, step_link) {
-			twheel_file_clock_step(f);
+			n += twheel_file_clock_step(f);
 			cond_resched();
 		}
+		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
+				ktime_get_ns() - t0);
+		twheel_stat_add(clock_rebound, n);
+		twheel_stat_inc(clock_steps);
 	}
 	mutex_unlock(&twheel_step_mutex);
 }

@@ -568,10 +568,12 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
  * the new offsets already, timers that fire or go meanwhile leave @todo.
  *
  * Context: process context (dev_step.c's work item), may sleep.
+ * Return: the number of timers re-armed or canceled.
  */
-void twheel_file_clock_step(struct twheel_file *f)
+unsigned long twheel_file_clock_step(struct twheel_file *f)
 {
 	struct twheel_utimer *ut;
+	unsigned long done = 0;
 	LIST_HEAD(todo);
 	unsigned int n;
 
@@ -580,6 +582,7 @@ void twheel_file_clock_step(struct twheel_file *f)
 	while (!list_empty(&todo)) {
 		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
 			ut = list_first_entry(&todo, struct twheel_utimer, link);
+			done++;
 			if (twheel_utimer_was_set(f, ut))
 				continue;
 			list_move_tail(&ut->link, &f->clocked);
@@ -590,6 +593,7 @@ void twheel_file_clock_step(struct twheel_file *f)
 		spin_lock(&f->lock);
 	}
 	spin_unlock(&f->lock);
+	return done;
 }
 
 /**
