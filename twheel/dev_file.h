@@ -4,13 +4,14 @@
  *
  * dev.c is the misc device (open, release, read, poll, mmap), dev_ioctl.c
  * the ioctl ABI (copying and checking the uapi structures, batches),
- * dev_step.c the reaction to clock steps (see "Clocks"), dev_timer.c the
- * timer set of ABI 1 (arm, modify, cancel, query, the expiry callback and
- * the ready list), dev_table.c the timer table and bulk submission of the
- * ring ABI, dev_ring.c its completion ring (design in dev_ring.h),
- * dev_req.c the checks shared by arms and modifies, dev_caps.c the caps on
- * timers and their module parameters, dev_clock.c the clocks and time
- * namespaces. Each file uses only those after it in this list.
+ * dev_step.c the reaction to clock steps (see "Clocks"), dev_read.c QUERY
+ * and read() of the timer set of ABI 1, dev_timer.c that timer set (arm,
+ * modify, cancel, the expiry callback and the ready list; helpers shared
+ * with dev_read.c in dev_utimer.h), dev_table.c the timer table and bulk
+ * submission of the ring ABI, dev_ring.c its completion ring (design in
+ * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
+ * the caps on timers and their module parameters, dev_clock.c the clocks
+ * and time namespaces. Each file uses only those after it in this list.
  *
  * Locking
  * -------
@@ -197,8 +198,15 @@ void twheel_step_exit(void);
 void twheel_step_add_file(struct twheel_file *f);
 void twheel_step_del_file(struct twheel_file *f);
 
+/* dev_read.c */
+int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
+bool twheel_file_ready(struct twheel_file *f);
+ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
+			 size_t count);
+
 /* dev_timer.c */
 unsigned long twheel_file_clock_step(struct twheel_file *f);
+void twheel_utimer_free(struct twheel_utimer *ut);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);
@@ -208,10 +216,6 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 int twheel_file_cancel(struct twheel_file *f, u64 id);
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req);
-int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
-bool twheel_file_ready(struct twheel_file *f);
-ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
-			 size_t count);
 
 /* dev_req.c */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
