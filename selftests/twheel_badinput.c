@@ -208,7 +208,8 @@ static const struct ioc_desc iocs[] = {
 	  OFF(twheel_batch, flags), 0, { OFF(twheel_batch, __reserved), 0 },
 	  { 4, 0 } },
 	{ TWHEEL_IOC_MODIFY, "MODIFY", sizeof(struct twheel_modify),
-	  OFF(twheel_modify, flags), TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY,
+	  OFF(twheel_modify, flags), TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY |
+	  TWHEEL_ARM_CANCEL_ON_SET,
 	  { OFF(twheel_modify, __reserved), 0 }, { 4, 0 } },
 	{ TWHEEL_IOC_QUERY, "QUERY", sizeof(struct twheel_query),
 	  OFF(twheel_query, flags), 0, { 0 }, { 0 } },
@@ -438,6 +439,17 @@ TEST(arm_bad_values)
 			{ 0, 0, HOUR_NS, (uint64_t)INT64_MAX + 1 },
 			{ TWHEEL_ARM_FIXED_DELAY, 0, HOUR_NS, UINT64_MAX },
 			{ TWHEEL_ARM_FIXED_DELAY, 0, HOUR_NS, 0 },
+			/* Cancel-on-set: absolute REALTIME one-shot only. */
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+			  CLOCK_MONOTONIC, HOUR_NS, 0 },
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+			  CLOCK_BOOTTIME, HOUR_NS, 0 },
+			{ TWHEEL_ARM_CANCEL_ON_SET, CLOCK_REALTIME, HOUR_NS, 0 },
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+			  CLOCK_REALTIME, INT64_MAX, HOUR_NS },
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET |
+			  TWHEEL_ARM_FIXED_DELAY, CLOCK_REALTIME, INT64_MAX,
+			  HOUR_NS },
 		};
 
 		for (i = 0; i < TW_ARRAY_SIZE(bv); i++) {

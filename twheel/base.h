@@ -10,6 +10,12 @@
  * and the tick hrtimer for tick T is programmed at T * tick_ns, so a timer
  * never fires before its deadline and at most one tick after it.
  *
+ * Clocks: the bases know only CLOCK_MONOTONIC. Timers on CLOCK_REALTIME or
+ * CLOCK_BOOTTIME (/dev/twheel, see dev_file.h "Clocks") are armed here at
+ * their deadline converted with the clock's offset of the moment, and their
+ * owner re-arms them when the clock is stepped or when one expires before
+ * its own clock got there; nothing in the bases depends on it.
+ *
  * Tickless: the hrtimer of a base is programmed only for the next tick at
  * which its wheel has work (tw_wheel_next()), and not at all while the wheel
  * is empty. An arm that makes the next tick earlier reprograms it: directly

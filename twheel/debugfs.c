@@ -76,6 +76,10 @@ static int tw_dbg_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "cb_max_us %llu\n", ns_to_us(sum.cb_max_ns));
 	seq_printf(m, "deferred %llu\n", sum.deferred);
 	seq_printf(m, "pass_max_us %llu\n", ns_to_us(sum.pass_max_ns));
+	seq_printf(m, "clock_steps %llu\n", sum.clock_steps);
+	seq_printf(m, "clock_rebound %llu\n", sum.clock_rebound);
+	seq_printf(m, "clock_step_max_us %llu\n",
+		   ns_to_us(sum.clock_step_max_ns));
 	seq_printf(m, "max_cascades %u\n", max_cascades);
 	return 0;
 }
@@ -105,6 +109,7 @@ static ssize_t tw_dbg_stats_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(s->lat_max_ns, 0);
 		WRITE_ONCE(s->cb_max_ns, 0);
 		WRITE_ONCE(s->pass_max_ns, 0);
+		WRITE_ONCE(s->clock_step_max_ns, 0);
 	}
 	return len;
 }

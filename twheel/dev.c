@@ -44,6 +44,7 @@ static int twheel_dev_release(struct inode *inode, struct file *file)
 	struct twheel_file *f = file->private_data;
 	unsigned long n;
 
+	twheel_step_del_file(f);
 	n = twheel_file_release_timers(f);
 	n += twheel_table_release(f);
 	if (n)
@@ -128,11 +129,16 @@ int twheel_dev_init(void)
 	ret = twheel_dev_timers_init();
 	if (ret)
 		goto caps;
-	ret = misc_register(&twheel_miscdev);
+	ret = twheel_step_init();
 	if (ret)
 		goto timers;
+	ret = misc_register(&twheel_miscdev);
+	if (ret)
+		goto step;
 	return 0;
 
+step:
+	twheel_step_exit();
 timers:
 	twheel_dev_timers_exit();
 caps:
@@ -148,6 +154,7 @@ caps:
 void twheel_dev_exit(void)
 {
 	misc_deregister(&twheel_miscdev);
+	twheel_step_exit();
 	twheel_dev_timers_exit();
 	twheel_dev_caps_exit();
 }

@@ -4,12 +4,14 @@
  *
  * dev.c is the misc device (open, release, read, poll, mmap), dev_ioctl.c
  * the ioctl ABI (copying and checking the uapi structures, batches),
- * dev_timer.c the timer set of ABI 1 (arm, modify, cancel, query, the expiry
- * callback and the ready list), dev_table.c the timer table and bulk
+ * dev_step.c the reaction to clock steps (see "Clocks"), dev_read.c QUERY
+ * and read() of the timer set of ABI 1, dev_timer.c that timer set (arm,
+ * modify, cancel, the expiry callback and the ready list; helpers shared
+ * with dev_read.c in dev_utimer.h), dev_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
- * the caps on timers and their module parameters. Each file uses only those
- * after it in this list.
+ * the caps on timers and their module parameters, dev_clock.c the clocks
+ * and time namespaces. Each file uses only those after it in this list.
  *
  * Locking
  * -------
@@ -32,6 +34,24 @@
  * stopped with twheel_cancel_sync() (cancel, close) or, for a one-shot timer
  * whose event was read, its callback has already queued that event and never
  * touches the timer after dropping the file lock.
+ *
+ * Clocks
+ * ------
+ * Every timer sits in the CLOCK_MONOTONIC wheel. A timer on CLOCK_REALTIME
+ * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock) keeps its deadline
+ * on its own clock in @deadline and is armed in the wheel at that deadline
+ * minus the clock's current offset from CLOCK_MONOTONIC, read under the
+ * file lock. Its expiry callback reads its clock again: if the clock was set
+ * back meanwhile it is not due, and it is re-armed at the new conversion
+ * instead of queuing an event (O(1); never early). While armed and not
+ * queued it is linked on @file->clocked (by @link, which is on @file->ready
+ * while queued). A clock step (dev_step.c: the timekeeping notifier with
+ * was_set, then irq_work, then a work item) re-arms every timer on the
+ * clocked lists of the files that ever had one, TWHEEL_STEP_CHUNK timers
+ * per hold of the file lock: O(clock-bound timers), nothing for the others.
+ * Cancel-on-set timers keep the CLOCK_REALTIME offset they were armed with
+ * in @expired (unused while armed) and end with a canceled event when it
+ * changed. Lock order: twheel_step_mutex -> file lock -> base lock.
  */
 #ifndef _TWHEEL_DEV_FILE_H
 #define _TWHEEL_DEV_FILE_H
@@ -83,6 +103,10 @@ enum twheel_umode {
  *		TWHEEL_IOC_RING_SETUP (set once, then constant)
  * @user:	the opener's count against max_timers_per_user (dev_caps.c);
  *		constant
+ * @clocked:	clock-bound timers armed and not queued (see "Clocks")
+ * @step_link:	link in dev_step.c's list of files with clock-bound
+ *		timers, under twheel_step_mutex
+ * @stepped:	on that list (set once, under twheel_step_mutex)
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -93,30 +117,39 @@ struct twheel_file {
 	atomic64_t		next_id;
 	struct twheel_table	*table;
 	struct twheel_user	*user;
+	struct list_head	clocked;
+	struct list_head	step_link;
+	bool			stepped;
 };
 
 /**
  * struct twheel_utimer - one userspace timer (128 bytes on 64-bit)
  * @timer:	the in-kernel timer (always one-shot, see enum twheel_umode)
  * @file:	the file holding it
- * @ready:	link in @file->ready while @queued
+ * @link:	link in @file->ready while @queued, else in @file->clocked
+ *		while a clock-bound timer is armed
  * @cookie:	user cookie, echoed in events
  * @deadline:	the deadline the kernel timer is (or was last) armed for,
- *		CLOCK_MONOTONIC ns; the deadline of the queued event, which a
- *		fixed-rate timer moves forward on its grid when it is read
- * @expired:	when the queued event fired, CLOCK_MONOTONIC ns
+ *		ns on @clock (host time); the deadline of the queued event,
+ *		which a fixed-rate timer moves forward on its grid when it is
+ *		read
+ * @expired:	when the queued event fired, ns on @clock; while armed with
+ *		@cos, the CLOCK_REALTIME offset at arm time
  * @period:	period in ns, 0 for one-shot
  * @id:		the id, constant
  * @mode:	enum twheel_umode
  * @queued:	an event is on @file->ready
  * @dead:	the id was released: callbacks must ignore the timer
+ * @clock:	enum twheel_uclock
+ * @cos:	TWHEEL_ARM_CANCEL_ON_SET
+ * @canceled:	the queued event is a TWHEEL_EVENT_CANCELED one
  *
  * All but @timer, @file, @id and @cookie change under @file->lock only.
  */
 struct twheel_utimer {
 	struct twheel_timer	timer;
 	struct twheel_file	*file;
-	struct list_head	ready;
+	struct list_head	link;
 	u64			cookie;
 	u64			deadline;
 	u64			expired;
@@ -125,15 +158,28 @@ struct twheel_utimer {
 	u64			mode:2;
 	u64			queued:1;
 	u64			dead:1;
+	u64			clock:2;
+	u64			cos:1;
+	u64			canceled:1;
+};
+
+/* The clock of a timer of the ioctl ABI (see "Clocks"). */
+enum twheel_uclock {
+	TWHEEL_UCLK_MONO	= 0,
+	TWHEEL_UCLK_BOOT	= 1,
+	TWHEEL_UCLK_REAL	= 2,
 };
 
 /* The checked, kernel-side form of an arm or modify request. */
 struct twheel_req {
 	u64		deadline;	/* absolute, CLOCK_MONOTONIC ns */
+	u64		own;		/* absolute, on @clock (host) */
 	u64		period;
 	u64		cookie;
 	enum twheel_umode mode;
 	int		cpu;		/* TWHEEL_CPU_ANY or a CPU */
+	u8		clock;		/* enum twheel_uclock */
+	bool		cos;		/* TWHEEL_ARM_CANCEL_ON_SET */
 };
 
 /* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
@@ -146,7 +192,21 @@ static inline u64 twheel_deadline_after(u64 now, u64 delta)
 	return sum;
 }
 
+/* dev_step.c */
+int twheel_step_init(void);
+void twheel_step_exit(void);
+void twheel_step_add_file(struct twheel_file *f);
+void twheel_step_del_file(struct twheel_file *f);
+
+/* dev_read.c */
+int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
+bool twheel_file_ready(struct twheel_file *f);
+ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
+			 size_t count);
+
 /* dev_timer.c */
+unsigned long twheel_file_clock_step(struct twheel_file *f);
+void twheel_utimer_free(struct twheel_utimer *ut);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);
@@ -156,15 +216,18 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 int twheel_file_cancel(struct twheel_file *f, u64 id);
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req);
-int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
-bool twheel_file_ready(struct twheel_file *f);
-ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
-			 size_t count);
 
 /* dev_req.c */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		    u64 *now, struct twheel_req *req);
 int twheel_check_cpu(u32 cpu);
+
+/* dev_clock.c */
+u64 twheel_uclock_now(unsigned int clock);
+s64 twheel_uclock_offs(unsigned int clock);
+u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
+u64 twheel_timens_to_host(s32 clockid, u64 t);
+u64 twheel_uclock_to_user(unsigned int clock, u64 t);
 
 /* dev_caps.c */
 int twheel_dev_caps_init(void);

@@ -53,6 +53,8 @@ static int twheel_arm_entry(struct twheel_file *f, struct twheel_arm *a)
 	if (ret)
 		return ret;
 	req.cookie = a->cookie;
+	if (req.clock != TWHEEL_UCLK_MONO)
+		twheel_step_add_file(f);
 	if (a->flags & TWHEEL_ARM_CPU) {
 		ret = twheel_check_cpu(a->cpu);
 		if (ret)
@@ -217,13 +219,15 @@ static long twheel_ioctl_modify(struct twheel_file *f,
 	ret = twheel_get_struct(&m, sizeof(m), um);
 	if (ret)
 		return ret;
-	if ((m.flags & ~(TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY)) ||
-	    m.__reserved)
+	if ((m.flags & ~(TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY |
+			 TWHEEL_ARM_CANCEL_ON_SET)) || m.__reserved)
 		return -EINVAL;
 	ret = twheel_make_req(m.flags, m.clockid, m.expires, m.period, &now,
 			      &req);
 	if (ret)
 		return ret;
+	if (req.clock != TWHEEL_UCLK_MONO)
+		twheel_step_add_file(f);
 	return twheel_file_modify(f, m.id, &req);
 }
 
@@ -279,7 +283,8 @@ static long twheel_ioctl_info(struct twheel_file *f,
 		.pending	= atomic_long_read(&f->nr),
 		.event_size	= sizeof(struct twheel_event),
 		.nr_cpus	= nr_cpu_ids,
-		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP,
+		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP |
+				  TWHEEL_FEAT_CLOCKS,
 		.max_per_user	= twheel_dev_max_per_user(),
 	};
 	if (copy_to_user(ui, &info, min_t(size_t, usize, sizeof(info))))

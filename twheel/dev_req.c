@@ -17,53 +17,38 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 
-/* Absolute deadline on @clockid to CLOCK_MONOTONIC, once, at arm time. */
-static int twheel_abs_to_mono(s32 clockid, u64 expires, u64 *mono)
+/* The clock a timer armed with @flags on @clockid keeps ("Clocks"). */
+static u8 twheel_req_clock(u32 flags, s32 clockid)
 {
-	s64 offs, d;
-
-	/* A deadline before the clock's zero. */
-	if (expires > KTIME_MAX)
-		return -EINVAL;
-	switch (clockid) {
-	case CLOCK_MONOTONIC:
-		*mono = expires;
-		return 0;
-	case CLOCK_BOOTTIME:
-		offs = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_BOOT));
-		break;
-	case CLOCK_REALTIME:
-		offs = ktime_to_ns(ktime_mono_to_any(0, TK_OFFS_REAL));
-		break;
-	default:
-		return -EINVAL;
-	}
-	/* Before monotonic zero: long past, fires at the next tick. */
-	if (check_sub_overflow((s64)expires, offs, &d) || d < 0)
-		d = 0;
-	*mono = d;
-	return 0;
+	if (clockid == CLOCK_BOOTTIME)
+		return TWHEEL_UCLK_BOOT;
+	if (clockid == CLOCK_REALTIME && (flags & TWHEEL_ARM_ABS))
+		return TWHEEL_UCLK_REAL;
+	return TWHEEL_UCLK_MONO;
 }
 
 /**
  * twheel_make_req() - check and convert the common part of an arm or modify
- * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY (others are the
- *		caller's business)
+ * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY,
+ *		TWHEEL_ARM_CANCEL_ON_SET (others are the caller's business)
  * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
- * @expires:	deadline, relative or absolute
+ * @expires:	deadline, relative or absolute (absolute in the caller's
+ *		time namespace)
  * @period:	period in ns, 0 for one-shot
  * @now:	CLOCK_MONOTONIC ns relative deadlines count from; 0 means not
  *		read yet: it is read here when needed and stored, so a batch
  *		reads the clock once
- * @req:	out; its cookie is 0 and its cpu TWHEEL_CPU_ANY
+ * @req:	out; its cookie is 0 and its cpu TWHEEL_CPU_ANY. @req->own and
+ *		@req->clock are the deadline on the timer's own clock (host
+ *		time), @req->deadline its CLOCK_MONOTONIC conversion of now
+ *		(what a ring timer is armed with)
  *
+ * Context: process context of the caller (its time namespace).
  * Return: 0 or -EINVAL.
  */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		    u64 *now, struct twheel_req *req)
 {
-	int ret;
-
 	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME &&
 	    clockid != CLOCK_REALTIME)
 		return -EINVAL;
@@ -72,15 +57,26 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		return -EINVAL;
 	if ((flags & TWHEEL_ARM_FIXED_DELAY) && !period)
 		return -EINVAL;
+	req->clock = twheel_req_clock(flags, clockid);
+	req->cos = flags & TWHEEL_ARM_CANCEL_ON_SET;
+	/* TFD_TIMER_CANCEL_ON_SET: absolute CLOCK_REALTIME; one-shot here. */
+	if (req->cos && (req->clock != TWHEEL_UCLK_REAL || period))
+		return -EINVAL;
 
 	if (flags & TWHEEL_ARM_ABS) {
-		ret = twheel_abs_to_mono(clockid, expires, &req->deadline);
-		if (ret)
-			return ret;
+		/* A deadline before the clock's zero. */
+		if (expires > KTIME_MAX)
+			return -EINVAL;
+		req->own = twheel_timens_to_host(clockid, expires);
+		req->deadline = twheel_uclock_to_mono(req->clock, req->own);
 	} else {
 		if (!*now)
 			*now = ktime_get_ns();
 		req->deadline = twheel_deadline_after(*now, expires);
+		req->own = req->deadline;
+		if (req->clock != TWHEEL_UCLK_MONO)
+			req->own = twheel_deadline_after(twheel_uclock_now(req->clock),
+							 expires);
 	}
 	req->period = period;
 	if (!period)

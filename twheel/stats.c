@@ -105,6 +105,10 @@ void twheel_stats_sum(struct twheel_stats *sum)
 		sum->deferred += READ_ONCE(s->deferred);
 		sum->pass_max_ns = max(sum->pass_max_ns,
 				       READ_ONCE(s->pass_max_ns));
+		sum->clock_steps += READ_ONCE(s->clock_steps);
+		sum->clock_rebound += READ_ONCE(s->clock_rebound);
+		sum->clock_step_max_ns = max(sum->clock_step_max_ns,
+					     READ_ONCE(s->clock_step_max_ns));
 		for (i = 0; i < TWHEEL_LAT_BUCKETS; i++)
 			sum->lat_hist[i] += READ_ONCE(s->lat_hist[i]);
 	}

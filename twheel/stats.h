@@ -34,6 +34,9 @@
  * @cb_max_ns:		longest callback
  * @deferred:		tick passes that ran out of budget (work item finished)
  * @pass_max_ns:	longest bounded pass (base lock held, interrupts off)
+ * @clock_steps:	clock steps followed by /dev/twheel (dev_step.c)
+ * @clock_rebound:	clock-bound timers those steps re-armed or canceled
+ * @clock_step_max_ns:	longest walk of one step over every such timer
  * @lat_hist:		lateness histogram, log2 buckets in us
  */
 struct twheel_stats {
@@ -54,6 +57,9 @@ struct twheel_stats {
 	u64	cb_max_ns;
 	u64	deferred;
 	u64	pass_max_ns;
+	u64	clock_steps;
+	u64	clock_rebound;
+	u64	clock_step_max_ns;
 	u64	lat_hist[TWHEEL_LAT_BUCKETS];
 };
 

@@ -945,6 +945,24 @@ static void do_query(struct twheel *tw, struct tmr *t, uint64_t t0)
 
 static bool quiet;
 
+/*
+ * With TWHEEL_FEAT_CLOCKS, read() reports an --at timer on CLOCK_BOOTTIME
+ * or CLOCK_REALTIME in that clock: move its times to CLOCK_MONOTONIC, which
+ * the rest of twheelctl uses (ring records are CLOCK_MONOTONIC already).
+ */
+static void event_to_mono(struct twheel_event *ev)
+{
+	struct tmr *t = find_timer(ev->id);
+	int64_t off;
+
+	if (!t || t->clk == CLOCK_MONOTONIC ||
+	    !(kinfo.features & TWHEEL_FEAT_CLOCKS))
+		return;
+	off = (int64_t)(clock_ns(t->clk) - mono_ns());
+	ev->deadline -= off;
+	ev->expired -= off;
+}
+
 static void handle_event(struct twheel *tw, const struct twheel_event *ev,
 			 uint64_t now, uint64_t t0)
 {
@@ -1292,8 +1310,10 @@ static int run_loop(struct twheel *tw, uint64_t t0, uint64_t run_for)
 				return EX_FAIL;
 			}
 			now = mono_ns();
-			for (i = 0; i < (size_t)r; i++)
+			for (i = 0; i < (size_t)r; i++) {
+				event_to_mono(&evs[i]);
 				handle_event(tw, &evs[i], now, t0);
+			}
 			if ((size_t)r < ARRAY_SIZE(evs))
 				break;
 		}

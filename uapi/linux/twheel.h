@@ -14,9 +14,31 @@
  *
  * Clocks: deadlines are nanoseconds. Relative deadlines are measured from the
  * moment of the ioctl. Absolute deadlines may be given on CLOCK_MONOTONIC,
- * CLOCK_BOOTTIME or CLOCK_REALTIME; BOOTTIME and REALTIME deadlines are
- * converted to CLOCK_MONOTONIC once, at arm time (a later clock_settime() or
- * suspend does not move them). Every time reported back is CLOCK_MONOTONIC.
+ * CLOCK_BOOTTIME or CLOCK_REALTIME.
+ *
+ * With TWHEEL_FEAT_CLOCKS, a timer of TWHEEL_IOC_ARM / TWHEEL_IOC_MODIFY
+ * keeps the clock it was armed on, as a timerfd does: a timer is on
+ * CLOCK_REALTIME if it was armed with an absolute CLOCK_REALTIME deadline,
+ * on CLOCK_BOOTTIME if armed on CLOCK_BOOTTIME (relative or absolute), and
+ * on CLOCK_MONOTONIC otherwise (a relative CLOCK_REALTIME deadline is a
+ * CLOCK_MONOTONIC one, as for hrtimers and timerfd). A CLOCK_REALTIME timer
+ * follows clock_settime(), adjtimex() steps and leap seconds: a forward step
+ * fires the timers it made due at once, a backward one delays them; it
+ * never fires before its clock reaches its deadline. A CLOCK_BOOTTIME timer
+ * counts the time spent in suspend (fires at once on resume if due then).
+ * Times reported back (struct twheel_event, struct twheel_query) are on
+ * the timer's own clock. For a process in a time namespace, absolute
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME deadlines are read, and times on those
+ * clocks reported, in that namespace's clocks (the namespace of the caller
+ * of the ioctl or read()), as for timerfd.
+ *
+ * Before TWHEEL_FEAT_CLOCKS (and still for ring timers, TWHEEL_IOC_SUBMIT),
+ * BOOTTIME and REALTIME deadlines are converted to CLOCK_MONOTONIC once, at
+ * arm time (a later clock_settime() or suspend does not move them), and every
+ * time reported back is CLOCK_MONOTONIC; ring deadlines are reported as host
+ * CLOCK_MONOTONIC even in a time namespace (absolute ones are still read in
+ * the caller's namespace). CLOCK_REALTIME_ALARM and CLOCK_BOOTTIME_ALARM
+ * are not supported (EINVAL).
  *
  * Extensibility: every ioctl structure starts with its size, which userspace
  * sets to sizeof() of the structure it was built with. The size of an older
@@ -49,16 +71,27 @@
 #define TWHEEL_ARM_ABS		0x1U		/* expires is absolute */
 #define TWHEEL_ARM_FIXED_DELAY	0x2U		/* periodic, fixed delay */
 #define TWHEEL_ARM_CPU		0x4U		/* use the cpu field */
+/*
+ * With TWHEEL_FEAT_CLOCKS, TWHEEL_IOC_ARM and TWHEEL_IOC_MODIFY only (EINVAL
+ * elsewhere): a one-shot timer with an absolute CLOCK_REALTIME deadline
+ * (EINVAL otherwise, and with a period) ends with an event flagged
+ * TWHEEL_EVENT_CANCELED instead of its expiry if CLOCK_REALTIME is set
+ * discontinuously (clock_settime(), an adjtimex() step, a leap second,
+ * resume from suspend) while it is armed: TFD_TIMER_CANCEL_ON_SET. A timer
+ * whose expiry event is already queued keeps that event.
+ */
+#define TWHEEL_ARM_CANCEL_ON_SET 0x8U
 #define TWHEEL_ARM_FLAGS	(TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY | \
-				 TWHEEL_ARM_CPU)
+				 TWHEEL_ARM_CPU | TWHEEL_ARM_CANCEL_ON_SET)
 
 /**
  * struct twheel_arm - arm one timer (TWHEEL_IOC_ARM, or an entry of a batch)
  * @size:	sizeof(struct twheel_arm)
  * @flags:	TWHEEL_ARM_*
- * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME; only used
- *		with TWHEEL_ARM_ABS, but must be one of the three even when
- *		unused (0 is CLOCK_REALTIME, so a zeroed structure is valid)
+ * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME; must be
+ *		one of the three even when unused (0 is CLOCK_REALTIME, so a
+ *		zeroed structure is valid); see "Clocks" above for which
+ *		clock a timer ends up on
  * @cpu:	CPU whose wheel holds the timer, with TWHEEL_ARM_CPU;
  *		otherwise the CPU the caller runs on
  * @expires:	first deadline in ns, relative or absolute; a deadline in the
@@ -157,8 +190,9 @@ struct twheel_cancel {
 /**
  * struct twheel_modify - change a timer's deadline and period atomically
  * @size:	sizeof(struct twheel_modify)
- * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY
- * @clockid:	as in struct twheel_arm
+ * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY,
+ *		TWHEEL_ARM_CANCEL_ON_SET
+ * @clockid:	as in struct twheel_arm; the timer moves to that clock
  * @__reserved:	must be 0
  * @id:		the timer
  * @expires:	new deadline, relative or absolute
@@ -191,11 +225,12 @@ struct twheel_modify {
  *		event is ARMED|QUEUED, and then @deadline is its next deadline
  *		and @overruns counts the periods passed since the queued one
  * @overruns:	out: periods skipped and not yet reported in an event
- * @deadline:	out: next deadline, CLOCK_MONOTONIC ns
- * @remaining:	out: ns until @deadline, 0 if due
+ * @deadline:	out: next deadline, ns on the timer's clock (see "Clocks")
+ * @remaining:	out: ns until @deadline on that clock, 0 if due
  * @period:	out: period in ns, 0 for one-shot
  * @cookie:	out: the timer's cookie
- * @flags_out:	out: TWHEEL_ARM_FIXED_DELAY if fixed-delay
+ * @flags_out:	out: TWHEEL_ARM_FIXED_DELAY if fixed-delay,
+ *		TWHEEL_ARM_CANCEL_ON_SET if armed with it
  * @cpu:	out: CPU whose wheel holds the timer
  *
  * Errors: ENOENT for an unknown id.
@@ -218,6 +253,12 @@ struct twheel_query {
 #define TWHEEL_FEAT_RING	0x1ULL	/* timer table, SUBMIT, completion ring */
 /* max_per_user; TWHEEL_ARM_CPU checks the caller's CPUs (EPERM) */
 #define TWHEEL_FEAT_USER_CAP	0x2ULL
+/*
+ * Timers keep their clock (CLOCK_REALTIME ones follow clock changes,
+ * CLOCK_BOOTTIME ones count suspend), time namespaces, and
+ * TWHEEL_ARM_CANCEL_ON_SET / TWHEEL_EVENT_CANCELED: see "Clocks" above.
+ */
+#define TWHEEL_FEAT_CLOCKS	0x4ULL
 
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)
@@ -263,15 +304,22 @@ struct twheel_info {
 
 /* struct twheel_event.flags */
 #define TWHEEL_EVENT_PERIODIC	0x1U		/* timer stays armed */
+/*
+ * TWHEEL_ARM_CANCEL_ON_SET: CLOCK_REALTIME was set while the timer was
+ * armed; it did not expire and is gone (its id is released by this read).
+ * @deadline is the deadline it had, @expired when the change was seen.
+ */
+#define TWHEEL_EVENT_CANCELED	0x2U
 
 /**
  * struct twheel_event - one expiration, as returned by read()
  * @id:		the timer
  * @cookie:	the timer's cookie
- * @deadline:	the deadline that expired, CLOCK_MONOTONIC ns
- * @expired:	when the wheel fired it, CLOCK_MONOTONIC ns (>= @deadline;
- *		for a coalesced fixed-rate event, no earlier than its reported
- *		deadline)
+ * @deadline:	the deadline that expired, ns on the timer's clock (see
+ *		"Clocks")
+ * @expired:	when the wheel fired it, ns on the timer's clock (>=
+ *		@deadline unless TWHEEL_EVENT_CANCELED; for a coalesced
+ *		fixed-rate event, no earlier than its reported deadline)
  * @overruns:	periods skipped before this one (coalesced events of a
  *		periodic timer whose reader fell behind, or late ticks)
  * @flags:	TWHEEL_EVENT_*

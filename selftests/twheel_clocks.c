@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel timers on their own clock (TWHEEL_FEAT_CLOCKS), differential
+ * against timerfd: the same deadlines go to /dev/twheel and to timerfds in
+ * the same process, the clock is stepped or a time namespace entered, and
+ * both must give the same outcome (fired or not, canceled, never before
+ * the deadline on the clock it was armed on).
+ *
+ *   realtime_forward_step	a CLOCK_REALTIME-absolute timer 20 s ahead,
+ *				clock +30 s: fires at once; MONOTONIC and far
+ *				REALTIME timers do not
+ *   realtime_backward_step	3 s ahead, clock -4 s: fires when the wall
+ *				clock gets there again, not before
+ *   cancel_on_set		TWHEEL_ARM_CANCEL_ON_SET vs
+ *				TFD_TIMER_CANCEL_ON_SET: a step ends it with a
+ *				TWHEEL_EVENT_CANCELED event; a timer armed
+ *				after the step is not canceled by it
+ *   time_namespace		unshare(CLONE_NEWTIME) with monotonic and
+ *				boottime offsets: absolute arms in the child
+ *				fire at the namespace's time, events and
+ *				QUERY report the namespace's time
+ *   boottime_relative		a relative CLOCK_BOOTTIME timer reports
+ *				CLOCK_BOOTTIME times
+ *   step_rearms_clock_bound	a step re-arms exactly the clock-bound timers
+ *				(debugfs clock_rebound), not the MONOTONIC
+ *				ones; logs the walk's duration (measured, not
+ *				a pass criterion)
+ *
+ * Steps are small and undone by the fixture's teardown (the wall clock
+ * loses no time). Needs root (CAP_SYS_TIME, CAP_SYS_ADMIN for the time
+ * namespace); skips otherwise. Suspend and the _ALARM clocks are not
+ * exercised here.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <sched.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+
+#include "twheel_hard.h"
+#include "kselftest_harness.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
+
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+/* Lateness allowed on a slow, loaded TCG guest (as twheel_test.c). */
+#define LATE_MAX	(2 * SEC)
+
+static uint64_t clk_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* Move CLOCK_REALTIME by @delta ns: 0 or -errno. */
+static int step_realtime(int64_t delta)
+{
+	uint64_t t = clk_ns(CLOCK_REALTIME) + delta;
+	struct timespec ts = { .tv_sec = t / SEC, .tv_nsec = t % SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+static int tw_arm_clk(int fd, uint32_t flags, clockid_t clk, uint64_t expires,
+		      uint64_t cookie, uint64_t *id)
+{
+	struct twheel_arm a = {
+		.size = sizeof(a), .flags = flags, .clockid = clk,
+		.expires = expires, .cookie = cookie,
+	};
+	long r = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+
+	if (!r)
+		*id = a.id;
+	return r;
+}
+
+/* A non-blocking timerfd on @clk armed at the absolute @deadline. */
+static int tfd_abs(clockid_t clk, uint64_t deadline, int flags)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = deadline / SEC,
+			      .tv_nsec = deadline % SEC },
+	};
+	int fd = timerfd_create(clk, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | flags, &its, NULL)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* Wait up to @ms for @fd to be readable: 1 if it is, 0 if not. */
+static int wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do {
+		r = poll(&p, 1, ms);
+	} while (r < 0 && errno == EINTR);
+	return r > 0;
+}
+
+/* Read one twheel event without blocking: 1, 0 (none) or -errno. */
+static int tw_read1(int fd, struct twheel_event *ev)
+{
+	ssize_t n = read(fd, ev, sizeof(*ev));
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return n == sizeof(*ev);
+}
+
+/* A timerfd's read(): expirations, 0 (none), or -errno (ECANCELED). */
+static int64_t tfd_read(int fd)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		return errno == EAGAIN ? 0 : -errno;
+	return n;
+}
+
+FIXTURE(clk) {
+	int fd;
+	int64_t stepped;	/* CLOCK_REALTIME moved by this much */
+};
+
+FIXTURE_SETUP(clk)
+{
+	struct twheel_info info;
+
+	self->stepped = 0;
+	self->fd = tw_open(O_NONBLOCK);
+	ASSERT_LE(0, self->fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_info(self->fd, &info));
+	if (!(info.features & TWHEEL_FEAT_CLOCKS))
+		SKIP(return, "no TWHEEL_FEAT_CLOCKS");
+	/* clock_settime() needs CAP_SYS_TIME. */
+	if (geteuid())
+		SKIP(return, "not root");
+}
+
+FIXTURE_TEARDOWN(clk)
+{
+	if (self->stepped)
+		EXPECT_EQ(0, step_realtime(-self->stepped));
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Step CLOCK_REALTIME, remembering it for the teardown: 0 or -errno. */
+static int clk_step(int64_t *stepped, int64_t delta)
+{
+	int r = step_realtime(delta);
+
+	if (!r)
+		*stepped += delta;
+	return r;
+}
+
+#define STEP(delta)	ASSERT_EQ(0, clk_step(&self->stepped, (delta)))
+
+TEST_F(clk, realtime_forward_step)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME), m0 = tw_now();
+	uint64_t d = r0 + 20 * SEC, id, id_far, id_mono, t_step, t_tw, t_tfd;
+	struct twheel_event ev;
+	struct twheel_query q;
+	int tfd, tfd_far;
+
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_REALTIME, d,
+				1, &id));
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_REALTIME,
+				r0 + 200 * SEC, 2, &id_far));
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_MONOTONIC,
+				m0 + 20 * SEC, 3, &id_mono));
+	tfd = tfd_abs(CLOCK_REALTIME, d, 0);
+	ASSERT_LE(0, tfd);
+	tfd_far = tfd_abs(CLOCK_REALTIME, r0 + 200 * SEC, 0);
+	ASSERT_LE(0, tfd_far);
+	/* QUERY reports the deadline on the timer's clock. */
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(d, q.deadline);
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+
+	t_step = tw_now();
+	STEP(30 * SEC);
+
+	/* Both fire at once, not 20 s later. */
+	ASSERT_EQ(1, wait_readable(self->fd, 10000));
+	t_tw = tw_now();
+	ASSERT_EQ(1, wait_readable(tfd, 10000));
+	t_tfd = tw_now();
+	EXPECT_LT(t_tw - t_step, LATE_MAX);
+	EXPECT_LT(t_tfd - t_step, LATE_MAX);
+	EXPECT_EQ(1, tfd_read(tfd));
+	ASSERT_EQ(1, tw_read1(self->fd, &ev));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(1, ev.cookie);
+	/* Times on CLOCK_REALTIME. */
+	EXPECT_EQ(d, ev.deadline);
+	EXPECT_LE(ev.deadline, ev.expired);
+	EXPECT_LE(ev.expired, clk_ns(CLOCK_REALTIME));
+	EXPECT_EQ(0, ev.flags);
+
+	/* Neither the far REALTIME one nor the MONOTONIC one moved. */
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+	EXPECT_EQ(0, tfd_read(tfd_far));
+	ASSERT_EQ(0, tw_query(self->fd, id_far, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_EQ(r0 + 200 * SEC, q.deadline);
+	ASSERT_EQ(0, tw_query(self->fd, id_mono, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_EQ(m0 + 20 * SEC, q.deadline);
+	EXPECT_EQ(1, tw_cancel(self->fd, id_far));
+	EXPECT_EQ(1, tw_cancel(self->fd, id_mono));
+	close(tfd);
+	close(tfd_far);
+}
+
+TEST_F(clk, realtime_backward_step)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME);
+	uint64_t d = r0 + 3 * SEC, id, t1, r1, due, t_tw, t_tfd, tick;
+	struct twheel_event ev;
+	struct twheel_info info;
+	int tfd;
+
+	ASSERT_EQ(0, tw_info(self->fd, &info));
+	tick = info.tick_ns;
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_REALTIME, d,
+				5, &id));
+	tfd = tfd_abs(CLOCK_REALTIME, d, 0);
+	ASSERT_LE(0, tfd);
+
+	STEP(-4 * (int64_t)SEC);
+	t1 = tw_now();
+	r1 = clk_ns(CLOCK_REALTIME);
+	ASSERT_LT(r1, d);
+	/* CLOCK_MONOTONIC time at which CLOCK_REALTIME reaches @d now. */
+	due = t1 + (d - r1);
+
+	ASSERT_EQ(1, wait_readable(self->fd, 20000));
+	t_tw = tw_now();
+	EXPECT_LE(d, clk_ns(CLOCK_REALTIME));
+	ASSERT_EQ(1, wait_readable(tfd, 20000));
+	t_tfd = tw_now();
+	EXPECT_LE(d, clk_ns(CLOCK_REALTIME));
+	/* Not early (a tick of rounding for t1/r1 read apart), not late. */
+	EXPECT_LE(due - tick, t_tw);
+	EXPECT_LE(due - tick, t_tfd);
+	EXPECT_LT(t_tw - due, LATE_MAX);
+	EXPECT_LT(t_tfd - due, LATE_MAX);
+	ASSERT_EQ(1, tw_read1(self->fd, &ev));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(d, ev.deadline);
+	EXPECT_LE(d, ev.expired);
+	EXPECT_EQ(1, tfd_read(tfd));
+	close(tfd);
+}
+
+TEST_F(clk, cancel_on_set)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME), d = r0 + 3600 * SEC;
+	uint64_t id, id_plain, id2;
+	struct twheel_event ev;
+	struct twheel_query q;
+	int tfd;
+
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS |
+				TWHEEL_ARM_CANCEL_ON_SET, CLOCK_REALTIME, d,
+				7, &id));
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_REALTIME, d,
+				8, &id_plain));
+	tfd = tfd_abs(CLOCK_REALTIME, d, TFD_TIMER_CANCEL_ON_SET);
+	ASSERT_LE(0, tfd);
+	ASSERT_EQ(0, tw_query(self->fd, id, &q));
+	EXPECT_EQ(TWHEEL_ARM_CANCEL_ON_SET, q.flags_out);
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+	EXPECT_EQ(0, tfd_read(tfd));
+
+	STEP(SEC);
+	ASSERT_EQ(1, wait_readable(self->fd, 10000));
+	ASSERT_EQ(1, wait_readable(tfd, 10000));
+	EXPECT_EQ(-ECANCELED, tfd_read(tfd));
+	ASSERT_EQ(1, tw_read1(self->fd, &ev));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(7, ev.cookie);
+	EXPECT_EQ(TWHEEL_EVENT_CANCELED, ev.flags);
+	EXPECT_EQ(d, ev.deadline);
+	/* The canceled timer is gone; the plain one is untouched. */
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, id));
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+	ASSERT_EQ(0, tw_query(self->fd, id_plain, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+
+	/* Armed after the step: that step does not cancel it, the next does. */
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS |
+				TWHEEL_ARM_CANCEL_ON_SET, CLOCK_REALTIME, d,
+				9, &id2));
+	EXPECT_EQ(0, wait_readable(self->fd, 500));
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+	EXPECT_EQ(0, tfd_read(tfd));
+	STEP(-(int64_t)SEC);
+	ASSERT_EQ(1, wait_readable(self->fd, 10000));
+	ASSERT_EQ(1, wait_readable(tfd, 10000));
+	EXPECT_EQ(-ECANCELED, tfd_read(tfd));
+	ASSERT_EQ(1, tw_read1(self->fd, &ev));
+	EXPECT_EQ(id2, ev.id);
+	EXPECT_EQ(TWHEEL_EVENT_CANCELED, ev.flags);
+	EXPECT_EQ(0, tw_read1(self->fd, &ev));
+	EXPECT_EQ(1, tw_cancel(self->fd, id_plain));
+	close(tfd);
+}
+
+/*
+ * The child of a process that entered a new time namespace: returns 0, or
+ * the number of the first check that failed.
+ */
+static int timens_child(uint64_t host_mono)
+{
+	uint64_t m = clk_ns(CLOCK_MONOTONIC), b = clk_ns(CLOCK_BOOTTIME);
+	uint64_t dm = m + 300 * MS, db = b + 400 * MS, idm, idb;
+	struct twheel_event ev[2];
+	struct twheel_query q;
+	int fd, tm, tb, i, seen = 0;
+	ssize_t n;
+
+	/* The namespace is there: its CLOCK_MONOTONIC is 100 s ahead. */
+	if (m < host_mono + 99 * SEC)
+		return 1;
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		return 2;
+	if (tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_MONOTONIC, dm, 1, &idm) ||
+	    tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_BOOTTIME, db, 2, &idb))
+		return 3;
+	tm = tfd_abs(CLOCK_MONOTONIC, dm, 0);
+	tb = tfd_abs(CLOCK_BOOTTIME, db, 0);
+	if (tm < 0 || tb < 0)
+		return 4;
+	if (tw_query(fd, idm, &q) || q.deadline != dm)
+		return 5;
+	if (tw_query(fd, idb, &q) || q.deadline != db)
+		return 6;
+	/* Host-time deadlines would be 100 s (200 s) away. */
+	while (seen < 2) {
+		if (!wait_readable(fd, 10000))
+			return 7;
+		n = read(fd, &ev[seen], sizeof(ev) - seen * sizeof(ev[0]));
+		if (n <= 0 || n % sizeof(ev[0]))
+			return 8;
+		seen += n / sizeof(ev[0]);
+	}
+	if (clk_ns(CLOCK_MONOTONIC) < dm || clk_ns(CLOCK_BOOTTIME) < db)
+		return 9;
+	for (i = 0; i < 2; i++) {
+		uint64_t want = ev[i].cookie == 1 ? dm : db;
+		clockid_t clk = ev[i].cookie == 1 ? CLOCK_MONOTONIC :
+						    CLOCK_BOOTTIME;
+
+		if (ev[i].deadline != want)
+			return 10;
+		if (ev[i].expired < want || ev[i].expired > clk_ns(clk))
+			return 11;
+		if (ev[i].expired - want > LATE_MAX)
+			return 12;
+	}
+	/* The timerfds agree: both fired. */
+	if (!wait_readable(tm, 10000) || !wait_readable(tb, 10000))
+		return 13;
+	if (tfd_read(tm) != 1 || tfd_read(tb) != 1)
+		return 14;
+	return 0;
+}
+
+TEST(time_namespace)
+{
+	static const char offsets[] = "monotonic 100 0\nboottime 200 0\n";
+	uint64_t host_mono;
+	int status, fd;
+	pid_t pid;
+
+	fd = tw_open(O_NONBLOCK);
+	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	close(fd);
+	if (unshare(CLONE_NEWTIME))
+		SKIP(return, "unshare(CLONE_NEWTIME): %s", strerror(errno));
+	ASSERT_EQ(0, tw_write_file("/proc/self/timens_offsets", offsets));
+	host_mono = clk_ns(CLOCK_MONOTONIC);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(timens_child(host_mono));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(clk, boottime_relative)
+{
+	uint64_t b0 = clk_ns(CLOCK_BOOTTIME), b1, id;
+	struct twheel_event ev;
+
+	ASSERT_EQ(0, tw_arm_clk(self->fd, 0, CLOCK_BOOTTIME, 50 * MS, 4, &id));
+	b1 = clk_ns(CLOCK_BOOTTIME);
+	ASSERT_EQ(1, wait_readable(self->fd, 10000));
+	ASSERT_EQ(1, tw_read1(self->fd, &ev));
+	EXPECT_LE(b0 + 50 * MS, ev.deadline);
+	EXPECT_GE(b1 + 50 * MS, ev.deadline);
+	EXPECT_LE(ev.deadline, ev.expired);
+	EXPECT_LE(ev.expired, clk_ns(CLOCK_BOOTTIME));
+}
+
+/* A counter of TW_DBG/stats, or -1. */
+static long long dbg_stat(const char *key)
+{
+	char line[256], k[64];
+	long long v, r = -1;
+	FILE *f = fopen(TW_DBG "/stats", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/* Wait (up to 10 s) until no clock step is being followed any more. */
+static long long steps_settled(void)
+{
+	long long a = dbg_stat("clock_steps"), b;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		tw_sleep_ms(500);
+		b = dbg_stat("clock_steps");
+		if (b == a)
+			break;
+		a = b;
+	}
+	return a;
+}
+
+#define STEP_N	4096
+
+TEST_F(clk, step_rearms_clock_bound)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME), id;
+	long long steps0, reb0, reb = 0, steps, max_us;
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm *a;
+	unsigned int i;
+	int w;
+
+	if (dbg_stat("clock_rebound") < 0)
+		SKIP(return, TW_DBG "/stats: no clock_rebound");
+	a = calloc(2 * STEP_N, sizeof(*a));
+	ASSERT_NE(NULL, a);
+	for (i = 0; i < 2 * STEP_N; i++) {
+		a[i].size = sizeof(a[i]);
+		a[i].cookie = i;
+		if (i < STEP_N) {
+			a[i].flags = TWHEEL_ARM_ABS;
+			a[i].clockid = CLOCK_REALTIME;
+			a[i].expires = r0 + 3600 * SEC + i * MS;
+		} else {
+			a[i].clockid = CLOCK_MONOTONIC;
+			a[i].expires = 3600 * SEC + i * MS;
+		}
+	}
+	b.count = 2 * STEP_N;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	ASSERT_EQ(2 * STEP_N, tw_ioctl(self->fd, TWHEEL_IOC_ARM_BATCH, &b));
+	ASSERT_EQ(0, tw_arm_clk(self->fd, 0, CLOCK_MONOTONIC, 3600 * SEC, 0,
+				&id));
+
+	steps0 = steps_settled();
+	reb0 = dbg_stat("clock_rebound");
+	tw_write_file(TW_DBG "/stats", "0");	/* resets the maxima */
+	STEP(SEC);
+	for (w = 0; w < 200; w++) {
+		reb = dbg_stat("clock_rebound") - reb0;
+		if (reb >= STEP_N)
+			break;
+		tw_sleep_ms(100);
+	}
+	steps = dbg_stat("clock_steps") - steps0;
+	max_us = dbg_stat("clock_step_max_us");
+	/* Only the clock-bound timers were re-armed, each once. */
+	EXPECT_EQ(STEP_N, reb);
+	EXPECT_EQ(1, steps);
+	EXPECT_EQ(2 * STEP_N + 1, tw_pending(self->fd));
+	EXPECT_EQ(0, wait_readable(self->fd, 0));
+	TH_LOG("measured: one step re-armed %lld of %d timers in %lld us",
+	       reb, 2 * STEP_N + 1, max_us);
+	free(a);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel char device: the read side of the timer set of ABI 1: QUERY, and
+ * read() of the events the expiry callbacks (dev_timer.c) queue. Reading a
+ * periodic timer's event re-arms it; reading a one-shot or canceled one
+ * frees it. Locking and lifetime rules are in dev_file.h.
+ */
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#include <uapi/linux/twheel.h>
+#include "dev_file.h"
+#include "dev_utimer.h"
+
+/* Events copied per hold of the file lock by read(). */
+#define TWHEEL_READ_CHUNK	64
+/* Attempts to fault in the buffer of read() before giving up with EFAULT. */
+#define TWHEEL_READ_RETRIES	3
+
+/**
+ * twheel_file_query() - fill the output fields of a query
+ * @f:	the file
+ * @q:	query, @q->id set
+ *
+ * @q->state has TWHEEL_STATE_ARMED if the kernel timer is armed (or its
+ * periodic callback is running and will re-arm it), and TWHEEL_STATE_QUEUED
+ * if an event is unread: a fixed-rate timer can be both.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
+{
+	struct twheel_timer_info info;
+	struct twheel_utimer *ut;
+	u64 now, k;
+
+	spin_lock(&f->lock);
+	ut = twheel_file_lookup(f, q->id);
+	if (!ut) {
+		spin_unlock(&f->lock);
+		return -ENOENT;
+	}
+	twheel_query(&ut->timer, &info);
+	now = twheel_uclock_now(ut->clock);
+
+	q->state = 0;
+	q->overruns = 0;
+	q->deadline = ut->deadline;
+	q->period = ut->period;
+	q->cookie = ut->cookie;
+	q->flags_out = ut->mode == TWHEEL_UMODE_DELAY ?
+		       TWHEEL_ARM_FIXED_DELAY : 0;
+	if (ut->cos)
+		q->flags_out |= TWHEEL_ARM_CANCEL_ON_SET;
+	q->cpu = info.cpu;
+	if (info.state != TWHEEL_STATE_IDLE)
+		q->state |= TWHEEL_STATE_ARMED;
+	if (ut->queued) {
+		q->state |= TWHEEL_STATE_QUEUED;
+		/* A fixed-rate timer keeps running while its event waits. */
+		if (ut->mode == TWHEEL_UMODE_RATE) {
+			k = twheel_utimer_skipped(ut, now);
+			q->state |= TWHEEL_STATE_ARMED;
+			q->overruns = min_t(u64, k, U32_MAX);
+			q->deadline = twheel_grid(ut->deadline, k + 1,
+						  ut->period);
+		}
+	}
+	q->remaining = q->deadline > now ? q->deadline - now : 0;
+	q->deadline = twheel_uclock_to_user(ut->clock, q->deadline);
+	spin_unlock(&f->lock);
+	return 0;
+}
+
+/**
+ * twheel_file_ready() - does the file have an unread event?
+ * @f:	the file
+ *
+ * Lockless, for wait_event() and poll(); the callback's wq_has_sleeper()
+ * barrier pairs with the waiter's.
+ *
+ * Return: true if the ready list is not empty.
+ */
+bool twheel_file_ready(struct twheel_file *f)
+{
+	return !list_empty_careful(&f->ready);
+}
+
+/*
+ * Build the record of @ut's queued event and consume it. A one-shot timer is
+ * killed and moved to @reap (freed by the caller after unlocking); a periodic
+ * one is re-armed on its CPU: fixed rate at the next deadline of its grid
+ * after @now (the deadlines passed meanwhile are the event's overruns), fixed
+ * delay one period after @now.
+ */
+static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
+				struct twheel_event *ev)
+{
+	u64 k = twheel_utimer_skipped(ut, now);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->id = ut->id;
+	ev->cookie = ut->cookie;
+	if (ut->canceled) {
+		ev->deadline = ut->deadline;
+		ev->expired = ut->expired;
+		ev->flags = TWHEEL_EVENT_CANCELED;
+		return;
+	}
+	ev->deadline = twheel_grid(ut->deadline, k, ut->period);
+	ev->expired = max(ut->expired, ev->deadline);
+	ev->overruns = min_t(u64, k, U32_MAX);
+	if (ut->mode != TWHEEL_UMODE_ONESHOT)
+		ev->flags = TWHEEL_EVENT_PERIODIC;
+}
+
+/* @ev with its times as the reader's time namespace sees them. */
+static void twheel_event_to_user(const struct twheel_utimer *ut,
+				 const struct twheel_event *ev,
+				 struct twheel_event *uev)
+{
+	*uev = *ev;
+	uev->deadline = twheel_uclock_to_user(ut->clock, ev->deadline);
+	uev->expired = twheel_uclock_to_user(ut->clock, ev->expired);
+}
+
+static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
+			    const struct twheel_event *ev, u64 now,
+			    struct list_head *reap)
+{
+	u64 next;
+
+	if (ut->canceled || ut->mode == TWHEEL_UMODE_ONESHOT) {
+		twheel_utimer_kill(f, ut);
+		list_add_tail(&ut->link, reap);
+		return;
+	}
+	twheel_utimer_unqueue(ut);
+	switch (ut->mode) {
+	case TWHEEL_UMODE_RATE:
+		next = twheel_grid(ev->deadline, 1, ut->period);
+		break;
+	default:
+		next = twheel_deadline_after(now, ut->period);
+		break;
+	}
+	ut->deadline = next;
+	/* Keep the CPU; if it went away meanwhile, take the local one. */
+	twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+	twheel_utimer_bind(f, ut);
+}
+
+/**
+ * twheel_file_read() - copy and consume queued events, without blocking
+ * @f:		the file
+ * @buf:	user buffer
+ * @count:	its size, at least one record
+ *
+ * Events are copied with page faults disabled under the file lock, after
+ * faulting the buffer in, so an event is consumed only once it is in the
+ * user's buffer: a bad buffer loses no event.
+ *
+ * Return: bytes copied (whole records), 0 if no event is queued, or -EFAULT
+ * if none could be copied because of @buf.
+ */
+ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
+			 size_t count)
+{
+	const size_t rec = sizeof(struct twheel_event);
+	struct twheel_utimer *ut, *tmp;
+	struct twheel_event ev, uev;
+	unsigned long nr_reap = 0;
+	int retries = 0;
+	size_t done = 0;
+	LIST_HEAD(reap);
+	bool fault = false;
+	u64 now;
+
+	while (count - done >= rec) {
+		size_t chunk = min(count - done, TWHEEL_READ_CHUNK * rec);
+		size_t start = done;
+		bool empty;
+
+		/* Only what could be faulted in: the copies below cannot sleep. */
+		chunk -= fault_in_writeable(buf + done, chunk);
+		chunk -= chunk % rec;
+		if (!chunk) {
+			fault = true;
+			break;
+		}
+		spin_lock(&f->lock);
+		while (done - start < chunk) {
+			ut = list_first_entry_or_null(&f->ready,
+						      struct twheel_utimer,
+						      link);
+			if (!ut)
+				break;
+			now = twheel_uclock_now(ut->clock);
+			twheel_utimer_event(ut, now, &ev);
+			twheel_event_to_user(ut, &ev, &uev);
+			if (copy_to_user_nofault(buf + done, &uev, rec)) {
+				fault = true;
+				break;
+			}
+			done += rec;
+			twheel_read_one(f, ut, &ev, now, &reap);
+		}
+		empty = list_empty(&f->ready);
+		spin_unlock(&f->lock);
+
+		if (empty || count - done < rec)
+			break;
+		if (fault) {
+			if (done == start && ++retries > TWHEEL_READ_RETRIES)
+				break;
+			fault = false;
+		}
+		cond_resched();
+	}
+
+	list_for_each_entry_safe(ut, tmp, &reap, link) {
+		/* A canceled timer's callback may still be on its way. */
+		if (ut->canceled)
+			twheel_cancel_sync(&ut->timer);
+		twheel_utimer_free(ut);
+		nr_reap++;
+	}
+	if (nr_reap)
+		twheel_uncharge(f, nr_reap);
+	if (!done && fault)
+		return -EFAULT;
+	return done;
+}

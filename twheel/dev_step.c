@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel char device: clock steps. Timers on CLOCK_REALTIME and
+ * CLOCK_BOOTTIME are armed in the CLOCK_MONOTONIC wheel with the clocks'
+ * offsets of their arm time (design in dev_file.h, "Clocks"); when an offset
+ * changes (clock_settime(), an adjtimex() step, a leap second, resume from
+ * suspend) they are re-armed with the new one here.
+ *
+ * The timekeeping core calls its pvclock_gtod notifiers at every update,
+ * with the timekeeper lock held and interrupts off; only updates that set
+ * the clock pass was_set. The notifier then queues an irq_work, whose
+ * function queues twheel_step_work: nothing else runs under that lock. The
+ * work compares the offsets with the last ones it saw (a suspend that did
+ * not change them, or the notifier's registration, costs a comparison) and
+ * walks the files that ever had a clock-bound timer.
+ */
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/pvclock_gtod.h>
+#include <linux/workqueue.h>
+
+#include "dev_file.h"
+#include "stats.h"
+
+/* Protects twheel_step_files and the offsets seen last. */
+static DEFINE_MUTEX(twheel_step_mutex);
+static LIST_HEAD(twheel_step_files);
+static s64 twheel_step_real;
+static s64 twheel_step_boot;
+
+static void twheel_step_work_fn(struct work_struct *work)
+{
+	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
+	struct twheel_file *f;
+	unsigned long n = 0;
+	u64 t0;
+
+	mutex_lock(&twheel_step_mutex);
+	if (real != twheel_step_real || boot != twheel_step_boot) {
+		t0 = ktime_get_ns();
+		twheel_step_real = real;
+		twheel_step_boot = boot;
+		list_for_each_entry(f, &twheel_step_files, step_link) {
+			n += twheel_file_clock_step(f);
+			cond_resched();
+		}
+		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
+				ktime_get_ns() - t0);
+		twheel_stat_add(clock_rebound, n);
+		twheel_stat_inc(clock_steps);
+	}
+	mutex_unlock(&twheel_step_mutex);
+}
+
+static DECLARE_WORK(twheel_step_work, twheel_step_work_fn);
+
+static void twheel_step_irq_work_fn(struct irq_work *iw)
+{
+	queue_work(system_unbound_wq, &twheel_step_work);
+}
+
+static struct irq_work twheel_step_irq_work;
+
+/* Timekeeper lock held, interrupts off: only queue. */
+static int twheel_step_notify(struct notifier_block *nb, unsigned long was_set,
+			      void *tk)
+{
+	if (was_set)
+		irq_work_queue(&twheel_step_irq_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block twheel_step_nb = {
+	.notifier_call = twheel_step_notify,
+};
+
+/**
+ * twheel_step_add_file() - let clock steps find @f's clock-bound timers
+ * @f:	a file about to arm a clock-bound timer
+ *
+ * Once per file; twheel_step_del_file() at release.
+ *
+ * Context: process context, may sleep; file lock not held.
+ */
+void twheel_step_add_file(struct twheel_file *f)
+{
+	if (READ_ONCE(f->stepped))
+		return;
+	mutex_lock(&twheel_step_mutex);
+	if (!f->stepped) {
+		list_add_tail(&f->step_link, &twheel_step_files);
+		WRITE_ONCE(f->stepped, true);
+	}
+	mutex_unlock(&twheel_step_mutex);
+}
+
+/**
+ * twheel_step_del_file() - forget @f, before its timers are released
+ * @f:	a file being released
+ *
+ * Context: process context, may sleep.
+ */
+void twheel_step_del_file(struct twheel_file *f)
+{
+	if (!READ_ONCE(f->stepped))
+		return;
+	mutex_lock(&twheel_step_mutex);
+	list_del_init(&f->step_link);
+	mutex_unlock(&twheel_step_mutex);
+}
+
+/**
+ * twheel_step_init() - start following clock steps
+ *
+ * Return: 0 or the notifier registration's error.
+ */
+int twheel_step_init(void)
+{
+	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
+	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
+	return pvclock_gtod_register_notifier(&twheel_step_nb);
+}
+
+/**
+ * twheel_step_exit() - stop following clock steps
+ *
+ * No file may be open.
+ */
+void twheel_step_exit(void)
+{
+	pvclock_gtod_unregister_notifier(&twheel_step_nb);
+	irq_work_sync(&twheel_step_irq_work);
+	cancel_work_sync(&twheel_step_work);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel char device: helpers on one userspace timer shared by the timer set
+ * (dev_timer.c) and its read side (dev_read.c). File lock held by callers.
+ */
+#ifndef _TWHEEL_DEV_UTIMER_H
+#define _TWHEEL_DEV_UTIMER_H
+
+#include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/xarray.h>
+
+#include "dev_file.h"
+
+/*
+ * Fixed rate: deadlines of @ut's grid after its queued event's that passed by
+ * @now. The event reports the last of them, the count as its overruns.
+ */
+static inline u64 twheel_utimer_skipped(const struct twheel_utimer *ut,
+					u64 now)
+{
+	if (ut->mode != TWHEEL_UMODE_RATE || now < ut->deadline)
+		return 0;
+	return div64_u64(now - ut->deadline, ut->period);
+}
+
+/* @deadline + @k * @period, saturated. */
+static inline u64 twheel_grid(u64 deadline, u64 k, u64 period)
+{
+	u64 off;
+
+	if (check_mul_overflow(k, period, &off))
+		return KTIME_MAX;
+	return twheel_deadline_after(deadline, off);
+}
+
+static inline struct twheel_utimer *
+twheel_file_lookup(struct twheel_file *f, u64 id)
+{
+	lockdep_assert_held(&f->lock);
+
+	if (!id || id > TWHEEL_ID_MAX)
+		return NULL;
+	return xa_load(&f->timers, id);
+}
+
+/*
+ * Release @ut's id and drop its queued event; callbacks ignore it from now
+ * on. Returns 1 if an event was queued.
+ */
+static inline int twheel_utimer_kill(struct twheel_file *f,
+				     struct twheel_utimer *ut)
+{
+	int was_queued = ut->queued;
+
+	lockdep_assert_held(&f->lock);
+
+	xa_erase(&f->timers, ut->id);
+	ut->dead = 1;
+	/* Off the ready list, or the clocked list. */
+	list_del_init(&ut->link);
+	ut->queued = 0;
+	return was_queued;
+}
+
+static inline void twheel_utimer_unqueue(struct twheel_utimer *ut)
+{
+	list_del_init(&ut->link);
+	ut->queued = 0;
+	ut->canceled = 0;
+}
+
+static inline void twheel_utimer_set_mode(struct twheel_utimer *ut,
+					  const struct twheel_req *req)
+{
+	ut->deadline = req->own;
+	ut->period = req->period;
+	ut->mode = req->mode;
+	ut->clock = req->clock;
+	ut->cos = req->cos;
+}
+
+/* @ut's deadline converted to the wheel's clock, now ("Clocks"). */
+static inline u64 twheel_utimer_mono(const struct twheel_utimer *ut)
+{
+	return twheel_uclock_to_mono(ut->clock, ut->deadline);
+}
+
+/*
+ * @ut was just armed in the wheel (file lock held): a clock-bound timer goes
+ * on the clocked list for clock steps to find.
+ */
+static inline void twheel_utimer_bind(struct twheel_file *f,
+				      struct twheel_utimer *ut)
+{
+	if (ut->clock == TWHEEL_UCLK_MONO)
+		list_del_init(&ut->link);
+	else
+		list_move_tail(&ut->link, &f->clocked);
+}
+
+/* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */
+static inline void twheel_utimer_rearm(struct twheel_utimer *ut, u64 mono)
+{
+	if (twheel_modify(&ut->timer, mono, 0, TWHEEL_ABS) < 0)
+		twheel_arm_on(&ut->timer, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+}
+
+#endif /* _TWHEEL_DEV_UTIMER_H */
