@@ -143,8 +143,8 @@ struct twheel_base;
  * @deferred:	@running was armed during its callback (or is periodic and
  *		re-armed after it): PENDING, @running->deadline set, in no
  *		wheel; enqueued when the callback returns
- * @move_to:	CPU an arm during the callback named for @running (deferred
- *		until the callback returns), or -1 for its own base
+ * @move_to:	with @deferred: the CPU the deferred arming named, or -1 for
+ *		@running's own base
  * @state:	enum tw_runner_state
  *
  * All but @work and @base under the base lock.

@@ -20,20 +20,18 @@
 
 /*
  * Take @t off @base (locked, t->cpu == base->cpu): out of the wheel or the
- * expired batch, or its deferred arming. A timer whose callback runs is
- * marked touched, so that its periodic re-arm does not undo what the caller
- * does.
+ * expired batch, or its deferred arming. @r is the runner of @base running
+ * @t's callback (tw_runner_of()), or NULL; it is marked touched, so that
+ * its periodic re-arm does not undo what the caller does.
  * Return: 1 if @t was pending or expired, else 0.
  */
-static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
+static int tw_detach(struct twheel_base *base, struct twheel_timer *t,
+		     struct tw_runner *r)
 {
-	struct tw_runner *r = tw_runner_of(base, t);
 	int ret = 0;
 
-	if (r) {
+	if (r)
 		r->touched = true;
-		r->move_to = -1;
-	}
 	switch (t->state) {
 	case TWHEEL_STATE_PENDING:
 		/* Pending while running: a deferred arming, in no wheel. */
@@ -59,26 +57,23 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t)
 }
 
 /*
- * Put detached @t, whose base is @old, on @new (both locked; @new online
- * unless @t's callback runs) per @e, without reprogramming. If @t's callback
- * runs on @old, the arming is deferred until it returns and @t stays on
- * @old meanwhile ("Running timers stay put" in base.h).
+ * Put detached @t on @new (locked; online unless @t's callback runs) per @e,
+ * without reprogramming. If @t's callback runs on runner @r of its base,
+ * the arming is deferred until it returns and @t stays on its base
+ * meanwhile ("Running timers stay put" in base.h).
  * Return: true if @t went into @new's wheel.
  */
-static bool tw_batch_enqueue(struct twheel_base *old, struct twheel_base *new,
+static bool tw_batch_enqueue(struct tw_runner *r, struct twheel_base *new,
 			     struct twheel_timer *t,
 			     const struct twheel_batch_ent *e)
 {
-	struct tw_runner *r = tw_runner_of(old, t);
-
 	t->period = e->period;
 	t->mode = e->mode;
 	if (e->op == TW_BATCH_ARM)
 		t->overruns = 0;
 	if (r) {
-		tw_defer(r, t, e->deadline);
-		if (new != old)
-			r->move_to = new->cpu;
+		tw_defer(r, t, e->deadline,
+			 new->cpu != t->cpu ? new->cpu : -1);
 		return false;
 	}
 	__tw_enqueue(new, t, e->deadline);
@@ -104,6 +99,7 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	bool named = e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY;
 	struct twheel_timer *t = e->timer;
 	struct twheel_base *old, *new;
+	struct tw_runner *r;
 	unsigned long flags;
 	unsigned int tcpu;
 	int want;
@@ -133,10 +129,11 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 		}
 	}
 
-	e->ret = tw_detach(old, t);
+	r = tw_runner_of(old, t);
+	e->ret = tw_detach(old, t, r);
 	if (prep)
 		prep(e);
-	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(old, new, t, e))
+	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(r, new, t, e))
 		tw_reprogram(new, t->node.expires);
 	if (old != new || (e->op == TW_BATCH_CANCEL && e->ret))
 		tw_maybe_idle(old);
@@ -167,6 +164,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			     unsigned int n, twheel_prep_t prep)
 {
 	struct twheel_base *base = tw_base(cpu);
+	struct tw_runner *r;
 	u64 first = TW_NO_TICK;
 	bool detached = false;
 	unsigned long flags;
@@ -184,13 +182,14 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 		if (e->op == TW_BATCH_ARM && e->cpu != TWHEEL_CPU_ANY &&
 		    e->cpu != cpu)
 			break;
-		e->ret = tw_detach(base, t);
+		r = tw_runner_of(base, t);
+		e->ret = tw_detach(base, t, r);
 		detached |= e->ret;
 		if (prep)
 			prep(e);
 		if (e->op == TW_BATCH_CANCEL)
 			continue;
-		if (tw_batch_enqueue(base, base, t, e))
+		if (tw_batch_enqueue(r, base, t, e))
 			first = min(first, t->node.expires);
 	}
 	if (first != TW_NO_TICK)
@@ -251,7 +250,7 @@ int twheel_cancel(struct twheel_timer *t)
 	int ret;
 
 	base = tw_lock_base(t, &flags);
-	ret = tw_detach(base, t);
+	ret = tw_detach(base, t, tw_runner_of(base, t));
 	if (ret)
 		tw_maybe_idle(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -318,8 +317,8 @@ static void tw_wait_not_running(struct twheel_base *base,
 int twheel_cancel_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
+	struct tw_runner *r;
 	unsigned long flags;
-	bool running;
 	int ret;
 
 	might_sleep();
@@ -329,9 +328,9 @@ int twheel_cancel_sync(struct twheel_timer *t)
 	/* A running timer stays on its base: only that one is looked at. */
 	for (;;) {
 		base = tw_lock_base(t, &flags);
-		running = tw_runner_of(base, t);
-		if (!running) {
-			ret = tw_detach(base, t);
+		r = tw_runner_of(base, t);
+		if (!r) {
+			ret = tw_detach(base, t, NULL);
 			if (ret)
 				tw_maybe_idle(base);
 			raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -339,7 +338,7 @@ int twheel_cancel_sync(struct twheel_timer *t)
 		}
 		/* A periodic timer that runs: no re-arm after this callback. */
 		if (t->state == TWHEEL_STATE_RUNNING)
-			tw_detach(base, t);
+			tw_detach(base, t, r);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		tw_wait_not_running(base, t);
 	}

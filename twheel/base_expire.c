@@ -102,11 +102,6 @@ void tw_maybe_idle(struct twheel_base *base)
 }
 
 /*
- * Queue idle timer @t on @base at @deadline (ns) without looking at the tick
- * hrtimer: the caller programs it, once for several timers (tw_reprogram()
- * with the smallest t->node.expires). Base lock held, base online.
- */
-/*
  * Put @t into @base's wheel at @deadline (ns), PENDING: the part of an arm
  * that is not counted or traced (a deferred arming was, when it was made).
  * Base lock held, base online.
@@ -125,6 +120,11 @@ static void tw_place(struct twheel_base *base, struct twheel_timer *t,
 	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
 }
 
+/*
+ * Queue idle timer @t on @base at @deadline (ns) without looking at the tick
+ * hrtimer: the caller programs it, once for several timers (tw_reprogram()
+ * with the smallest t->node.expires). Base lock held, base online.
+ */
 void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		  u64 deadline)
 {
@@ -145,14 +145,15 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
 
 /*
  * Arm @t, whose callback runs on runner @r, for @deadline (ns) once the
- * callback returns: PENDING now, enqueued by the runner then (tw_settle()).
- * Base lock held.
+ * callback returns, on CPU @move_to (-1: its own base): PENDING now,
+ * enqueued by the runner then (tw_settle()). Base lock held.
  */
-void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline)
+void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline,
+	      int move_to)
 {
 	t->deadline = deadline;
 	r->deferred = true;
-	r->move_to = -1;
+	r->move_to = move_to;
 	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, t->cpu, deadline, t->period);
@@ -323,32 +324,35 @@ out:
 	return ret;
 }
 
+/* Enqueue @t, deferred on @r, on @target (locked, online). */
+static void tw_settle_on(struct tw_runner *r, struct twheel_base *target,
+			 struct twheel_timer *t)
+{
+	r->deferred = false;
+	tw_place(target, t, t->deadline);
+	tw_reprogram(target, t->node.expires);
+}
+
 /*
  * The callback of @t on runner @r of @base (locked, interrupts off,
  * r->running == t) returned and @t was armed meanwhile (r->deferred):
  * enqueue it, on @base or on the CPU the arm named (r->move_to), or on an
  * online CPU if that one is offline. For another base the base lock is
- * dropped; anybody touching the timer meanwhile changes what is looked at
- * next round (r->deferred, r->move_to). @t stays "running" on @r until the
+ * dropped; if anybody touched the timer meanwhile (r->deferred, r->move_to
+ * changed), the choice is made again. @t stays "running" on @r until the
  * caller clears r->running, so twheel_cancel_sync() waits for this.
  */
 static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 		      struct twheel_timer *t)
 {
 	struct twheel_base *target;
-	int cpu;
+	int want, cpu;
 
 	while (r->deferred) {
-		cpu = r->move_to;
-		if (cpu < 0 || cpu == base->cpu) {
-			if (base->online) {
-				target = base;
-				break;
-			}
-			cpu = tw_fallback_cpu(base->cpu);
-		} else if (!tw_base(cpu)->online) {
+		want = r->move_to;
+		cpu = want < 0 ? base->cpu : want;
+		if (!READ_ONCE(tw_base(cpu)->online))
 			cpu = tw_fallback_cpu(cpu);
-		}
 		if (cpu < 0) {
 			/* Module unload: nowhere to go. */
 			r->deferred = false;
@@ -356,29 +360,17 @@ static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 			return;
 		}
 		target = tw_base(cpu);
-		/* A fallback, so online: its lock is held, nothing changed. */
-		if (target == base)
-			break;
-		raw_spin_unlock(&base->lock);
-		tw_lock_two_irqoff(base, target);
-		if (target->online && r->deferred &&
-		    (r->move_to < 0 || r->move_to == cpu ||
-		     !tw_base(r->move_to)->online)) {
-			r->deferred = false;
-			r->move_to = -1;
-			tw_place(target, t, t->deadline);
-			tw_reprogram(target, t->node.expires);
-			raw_spin_unlock(&target->lock);
+		/* Online: its lock is held, so nothing changed. */
+		if (target == base) {
+			tw_settle_on(r, base, t);
 			return;
 		}
+		raw_spin_unlock(&base->lock);
+		tw_lock_two_irqoff(base, target);
+		if (target->online && r->deferred && r->move_to == want)
+			tw_settle_on(r, target, t);
 		raw_spin_unlock(&target->lock);
 	}
-	if (!r->deferred)
-		return;
-	r->deferred = false;
-	r->move_to = -1;
-	tw_place(target, t, t->deadline);
-	tw_reprogram(target, t->node.expires);
 }
 
 /*
@@ -453,7 +445,6 @@ void tw_work_fn(struct work_struct *work)
 		WRITE_ONCE(r->running, t);
 		r->touched = false;
 		r->deferred = false;
-		r->move_to = -1;
 		r->state = TW_RUNNER_BUSY;
 		/* Should this callback sleep, another runner takes over. */
 		if (base->nr_expired)
@@ -474,7 +465,7 @@ void tw_work_fn(struct work_struct *work)
 		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
 				end - start);
 		if (periodic && !r->touched)
-			tw_defer(r, t, tw_next_deadline(t, deadline, end));
+			tw_defer(r, t, tw_next_deadline(t, deadline, end), -1);
 		/* Not r->touched alone: a one-shot @t may be freed by now. */
 		if (r->deferred)
 			tw_settle(base, r, t);

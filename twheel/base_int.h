@@ -51,7 +51,8 @@ void tw_wait_csd(struct twheel_base *base);
 void tw_maybe_idle(struct twheel_base *base);
 void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		  u64 deadline);
-void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline);
+void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline,
+	      int move_to);
 void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		u64 deadline);
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
