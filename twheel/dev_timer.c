@@ -160,8 +160,12 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	spin_lock(&f->lock);
 	ret = xa_err(xa_store(&f->timers, id, ut, GFP_NOWAIT));
 	if (!ret) {
-		/* The offset before the conversion: a step in between cancels. */
-		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+		/*
+		 * Cancel-on-set: the offset before the conversion, so that a
+		 * step in between cancels. Only then: it is a clock read.
+		 */
+		if (ut->cos)
+			ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 		ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0,
 				    TWHEEL_ABS, req->cpu);
 		if (ret < 0)
@@ -249,7 +253,8 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		twheel_utimer_unqueue(ut);
 		ret = 1;
 	}
-	ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+	if (req->cos)
+		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_utimer_set_mode(ut, req);
 	twheel_utimer_bind(f, ut);
 unlock:
