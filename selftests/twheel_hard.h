@@ -20,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <grp.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <linux/twheel.h>
 
@@ -121,6 +123,24 @@ static inline long tw_modify(int fd, uint64_t id, uint32_t flags,
 	};
 
 	return tw_ioctl(fd, TWHEEL_IOC_MODIFY, &m);
+}
+
+/* Run @fn as uid/gid @uid in a child; its exit status, or -1. */
+static inline int tw_as_uid(int uid, int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(100);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /* --------------------------------------------------------- debugfs stats */

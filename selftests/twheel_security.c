@@ -40,24 +40,6 @@ static void __attribute__((constructor)) settle(void)
 #define P_TOTAL		TW_PARAMS "/max_timers"
 #define P_USER		TW_PARAMS "/max_timers_per_user"
 
-/* Run @fn as uid/gid 1000 in a child; returns its exit status or -1. */
-static int as_user(int (*fn)(void))
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
-			_exit(100);
-		_exit(fn());
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 static int user_uses_device(void)
 {
 	struct twheel_event ev;
@@ -117,12 +99,12 @@ TEST(unprivileged_user)
 	close(fd);
 	if (getuid() != 0)
 		SKIP(return, "needs root to switch to uid 1000");
-	EXPECT_EQ(0, as_user(user_uses_device))
+	EXPECT_EQ(0, tw_as_uid(1000, user_uses_device))
 		TH_LOG("uid 1000 cannot use %s within the caps", TW_DEV);
-	EXPECT_EQ(0, as_user(user_no_debugfs))
+	EXPECT_EQ(0, tw_as_uid(1000, user_no_debugfs))
 		TH_LOG("uid 1000 opened a twheel debugfs file");
-	EXPECT_EQ(0, as_user(user_no_delete_module));
-	EXPECT_EQ(0, as_user(user_no_param_write))
+	EXPECT_EQ(0, tw_as_uid(1000, user_no_delete_module));
+	EXPECT_EQ(0, tw_as_uid(1000, user_no_param_write))
 		TH_LOG("uid 1000 changed a module parameter");
 }
 

@@ -9,6 +9,9 @@
 #   stock-6.1      Debian 12's own kernel (no KUnit): selftests + load/unload
 #   stock-6.12-rt  Debian 12's PREEMPT_RT 6.12 kernel, likewise
 # (see tw_select_kernel in lib.sh). Each prints its own counts line.
+# stock-6.1 (whose kernel has NO_HZ_FULL) is booted a second time, briefly,
+# with its last CPU isolated (nohz_full=) to run selftest twheel_isolated
+# alone (guest knob twtests=): label stock-6.1-isolated.
 # $KERNELS (or $TW_KERNELS) picks a subset, e.g. KERNELS=stock-6.1 ("debug"
 # and "stock" mean debug-6.12 and stock-6.1). Boot limits:
 # $TW_TIMEOUT_DEBUG (default 1200 s) and $TW_TIMEOUT_STOCK (600 s).
@@ -44,6 +47,29 @@ tw_stage "userspace: selftests, twheelctl, uapi header check" \
 	{ stage_failed "userspace build"; summary; }
 
 kunit_py=$TW_SRC/tools/testing/kunit/kunit.py
+# boot LABEL: boot $image with $initrd under QEMU ($TW_CMDLINE added to the
+# kernel command line) and add its results to the counts.
+boot() {
+	local name=$1 counts p f s
+	# A failed boot is reported by results.py too (no end record).
+	tw_stage "$name: boot and test under QEMU" \
+		"$VM/run-qemu.sh" -t "$limit" -n "$name" "$image" "$initrd"
+	counts=$TW_BUILD/logs/$name.counts
+	rm -f "$counts"
+	tw_stage "$name: results" python3 "$VM/results.py" --label "$name" \
+		--console "$TW_BUILD/logs/$name.console.log" \
+		--results "$TW_BUILD/logs/$name.results.log" \
+		--kunit "$kunit_py" --counts "$counts"
+	# The hardening figures the stress, bad-input and fuzz tests print.
+	grep -aE '# (operations performed|bad inputs tried|fuzz iterations|hotplug cycles):|^lost=|twheel_stress_api: ' \
+		"$TW_BUILD/logs/$name.console.log" | sed 's/^\[ *[0-9.]*\] *//; s/^/  figure: /' || true
+	if [ -f "$counts" ] && read -r p f s <"$counts"; then
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	else
+		stage_failed "$name: no results"
+	fi
+}
+
 for k in $kernels; do
 	k=$(tw_kind "$k")
 	rc=0
@@ -72,22 +98,10 @@ for k in $kernels; do
 	initrd=$TW_BUILD/initramfs-$krel.cpio.gz
 	tw_stage "$name: initramfs" "$VM/mkinitramfs.sh" "$initrd" "${kos[@]}" ||
 		{ stage_failed "$name: initramfs"; continue; }
-	# A failed boot is reported by results.py too (no end record).
-	tw_stage "$name: boot and test under QEMU" \
-		"$VM/run-qemu.sh" -t "$limit" -n "$name" "$image" "$initrd"
-	counts=$TW_BUILD/logs/$name.counts
-	rm -f "$counts"
-	tw_stage "$name: results" python3 "$VM/results.py" --label "$name" \
-		--console "$TW_BUILD/logs/$name.console.log" \
-		--results "$TW_BUILD/logs/$name.results.log" \
-		--kunit "$kunit_py" --counts "$counts"
-	# The hardening figures the stress, bad-input and fuzz tests print.
-	grep -aE '# (operations performed|bad inputs tried|fuzz iterations|hotplug cycles):|^lost=|twheel_stress_api: ' \
-		"$TW_BUILD/logs/$name.console.log" | sed 's/^\[ *[0-9.]*\] *//; s/^/  figure: /' || true
-	if [ -f "$counts" ] && read -r p f s <"$counts"; then
-		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	else
-		stage_failed "$name: no results"
+	boot "$name"
+	if [ "$k" = stock-6.1 ] && [ "${TW_SMP:-4}" -gt 1 ]; then
+		TW_CMDLINE="${TW_CMDLINE:-} nohz_full=$((${TW_SMP:-4} - 1)) twtests=twheel_isolated" \
+			boot "$name-isolated"
 	fi
 done
 summary

@@ -6,6 +6,9 @@
 #   twmode=shell   load modules, interactive shell on the console
 #   twmode=NAME    load modules, run /etc/twheel/hooks/NAME.sh, unload
 #   twnonce=TOKEN  echoed in the begin/end records to tie a log to a boot
+#   twtests=A,B    check mode runs only these selftests (no KUnit, kmemleak
+#                  or unload cycles): a short boot for a test that needs
+#                  its own kernel parameters (tools/vm/check.sh)
 # Human-readable progress goes to the console; machine-readable records
 # ("TW|kind|...") go to the results channel /dev/ttyS1 (the console if that
 # port is missing) and are parsed on the host by tools/vm/results.py.
@@ -38,11 +41,13 @@ chown 1000:1000 /home/user
 
 mode=check
 nonce=none
+only=
 # shellcheck disable=SC2013 # words, not lines
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	twmode=*) mode=${arg#twmode=} ;;
 	twnonce=*) nonce=${arg#twnonce=} ;;
+	twtests=*) only=" $(echo "${arg#twtests=}" | tr , ' ') " ;;
 	esac
 done
 
@@ -129,6 +134,7 @@ run_selftests() {
 	[ -f /selftests/run.list ] || return 0
 	while read -r name t args; do
 		case $name in '' | '#'*) continue ;; esac
+		case ${only:-" $name "} in *" $name "*) ;; *) continue ;; esac
 		msg "selftest $name${args:+ $args} (timeout ${t}s)"
 		rec "strun|$name|$t"
 		t0=$(cut -d. -f1 /proc/uptime)
@@ -187,6 +193,11 @@ msg "kernel $(uname -r), mode $mode"
 case $mode in
 check)
 	load_modules
+	if [ -n "$only" ]; then
+		run_selftests
+		unload_modules
+		finish
+	fi
 	kunit_results
 	run_selftests
 	kmemleak_check "before rmmod"
