@@ -42,7 +42,7 @@ ST_HDRS  := $(wildcard selftests/*.h)
 
 # twheelctl: either tools/twheelctl/*.c or tools/twheelctl.c.
 CTL_SRCS := $(wildcard tools/twheelctl/*.c tools/twheelctl.c)
-CTL_HDRS := $(wildcard tools/twheelctl/*.h)
+CTL_HDRS := $(wildcard tools/twheelctl/*.h) twheel/stats_list.h
 CTL_BIN  := $(if $(CTL_SRCS),$(BUILD)/bin/twheelctl)
 
 UAPI_HDRS := $(wildcard uapi/linux/*.h)

@@ -9,8 +9,10 @@
  *   latency   the lateness histogram, one "[lo, hi) us: count" line a bucket
  *   geometry  tick, levels, slots and horizon, "key value" lines
  *
- * The formats are stable and parsed by tools/twheelctl and the stress test:
- * keys and columns may be added at the end, never renamed or reordered.
+ * The keys of stats, and the columns of percpu after its own, are the
+ * entries of stats_list.h, in its order. The formats are stable and parsed
+ * by tools/twheelctl and the selftests: keys and columns may be added at the
+ * end, never renamed or reordered.
  * Values are decimal; "-" stands for "none" (e.g. no tick programmed). No
  * kernel address is ever printed.
  */
@@ -41,46 +43,78 @@ static u64 ns_to_us(u64 ns)
 	return div_u64(ns, NSEC_PER_USEC);
 }
 
+/* Values of the stats keys read from the bases (TWHEEL_STAT_BASE). */
+struct tw_dbg_base {
+	u64	pending;
+	u64	max_cascades;
+};
+
+enum tw_dbg_kind { TW_DBG_CNT, TW_DBG_MAX, TW_DBG_BASE };
+
+/* A key of the stats file (and maybe a column of percpu): stats_list.h. */
+struct tw_dbg_key {
+	const char	*key;
+	u16		off;	/* in struct twheel_stats, or tw_dbg_base */
+	u8		kind;	/* enum tw_dbg_kind */
+	u8		percpu;	/* a column of percpu if not 0 */
+};
+
+static const struct tw_dbg_key tw_dbg_keys[] = {
+#define TWHEEL_STAT_CNT(name, percpu, ...) \
+	{ #name, offsetof(struct twheel_stats, name), TW_DBG_CNT, percpu },
+#define TWHEEL_STAT_MAX(name, percpu, ...) \
+	{ #name "_us", offsetof(struct twheel_stats, name##_ns), TW_DBG_MAX, percpu },
+#define TWHEEL_STAT_BASE(name, percpu, ...) \
+	{ #name, offsetof(struct tw_dbg_base, name), TW_DBG_BASE, percpu },
+#include "stats_list.h"
+};
+
+/* The raw value of @k: a counter of one CPU's @s, or a value of @b. */
+static u64 tw_dbg_raw(const struct tw_dbg_key *k, const struct twheel_stats *s,
+		      const struct tw_dbg_base *b)
+{
+	const void *p = k->kind == TW_DBG_BASE ? (const void *)b : s;
+
+	return READ_ONCE(*(const u64 *)(p + k->off));
+}
+
+/* The value shown for @k given its raw value: maxima in us. */
+static u64 tw_dbg_shown(const struct tw_dbg_key *k, u64 raw)
+{
+	return k->kind == TW_DBG_MAX ? ns_to_us(raw) : raw;
+}
+
 static int tw_dbg_stats_show(struct seq_file *m, void *unused)
 {
 	struct twheel_base_snapshot snap;
-	struct twheel_stats sum;
-	unsigned int max_cascades = 0;
-	u64 pending = 0;
+	struct tw_dbg_base base = { };
+	const struct tw_dbg_key *k;
 	int cpu;
-
-	twheel_stats_sum(&sum);
 
 	for_each_possible_cpu(cpu) {
 		if (twheel_base_snapshot(cpu, &snap))
 			continue;
-		pending += snap.pending + snap.expired;
-		max_cascades = max(max_cascades, snap.max_cascades);
+		base.pending += snap.pending + snap.expired;
+		base.max_cascades = max_t(u64, base.max_cascades,
+					  snap.max_cascades);
 	}
 
-	seq_printf(m, "pending %llu\n", pending);
-	seq_printf(m, "armed %llu\n", sum.armed);
-	seq_printf(m, "cancelled %llu\n", sum.cancelled);
-	seq_printf(m, "expired %llu\n", sum.expired);
-	seq_printf(m, "cascaded %llu\n", sum.cascaded);
-	seq_printf(m, "migrated %llu\n", sum.migrated);
-	seq_printf(m, "ticks_run %llu\n", sum.ticks_run);
-	seq_printf(m, "ticks_idle %llu\n", sum.ticks_idle);
-	seq_printf(m, "wakeups %llu\n", sum.wakeups);
-	seq_printf(m, "batches %llu\n", sum.batches);
-	seq_printf(m, "callbacks %llu\n", sum.callbacks);
-	seq_printf(m, "overruns %llu\n", sum.overruns);
-	seq_printf(m, "rejected %llu\n", sum.rejected);
-	seq_printf(m, "fd_cancelled %llu\n", sum.fd_cancelled);
-	seq_printf(m, "lat_max_us %llu\n", ns_to_us(sum.lat_max_ns));
-	seq_printf(m, "cb_max_us %llu\n", ns_to_us(sum.cb_max_ns));
-	seq_printf(m, "deferred %llu\n", sum.deferred);
-	seq_printf(m, "pass_max_us %llu\n", ns_to_us(sum.pass_max_ns));
-	seq_printf(m, "clock_steps %llu\n", sum.clock_steps);
-	seq_printf(m, "clock_rebound %llu\n", sum.clock_rebound);
-	seq_printf(m, "clock_step_max_us %llu\n",
-		   ns_to_us(sum.clock_step_max_ns));
-	seq_printf(m, "max_cascades %u\n", max_cascades);
+	/* Counts are summed over CPUs, maxima are the largest. */
+	for (k = tw_dbg_keys; k < tw_dbg_keys + ARRAY_SIZE(tw_dbg_keys); k++) {
+		u64 v = 0;
+
+		if (k->kind == TW_DBG_BASE)
+			v = tw_dbg_raw(k, NULL, &base);
+		for_each_possible_cpu(cpu) {
+			u64 x;
+
+			if (k->kind == TW_DBG_BASE)
+				break;
+			x = tw_dbg_raw(k, per_cpu_ptr(&twheel_stats, cpu), NULL);
+			v = k->kind == TW_DBG_MAX ? max(v, x) : v + x;
+		}
+		seq_printf(m, "%s %llu\n", k->key, tw_dbg_shown(k, v));
+	}
 	return 0;
 }
 
@@ -106,10 +140,11 @@ static ssize_t tw_dbg_stats_write(struct file *file, const char __user *ubuf,
 	for_each_possible_cpu(cpu) {
 		struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
 
-		WRITE_ONCE(s->lat_max_ns, 0);
-		WRITE_ONCE(s->cb_max_ns, 0);
-		WRITE_ONCE(s->pass_max_ns, 0);
-		WRITE_ONCE(s->clock_step_max_ns, 0);
+		const struct tw_dbg_key *k;
+
+		for (k = tw_dbg_keys; k < tw_dbg_keys + ARRAY_SIZE(tw_dbg_keys); k++)
+			if (k->kind == TW_DBG_MAX)
+				WRITE_ONCE(*(u64 *)((void *)s + k->off), 0);
 	}
 	return len;
 }
@@ -123,95 +158,60 @@ static const struct file_operations tw_dbg_stats_fops = {
 	.write		= tw_dbg_stats_write,
 };
 
-/* Columns of the percpu file, in their stable order. */
+/*
+ * The percpu file's own columns, in their stable order; the keys of
+ * tw_dbg_keys with percpu set follow.
+ */
 enum tw_dbg_col {
 	TW_COL_CPU, TW_COL_ONLINE, TW_COL_PENDING, TW_COL_QUEUED,
-	TW_COL_NEXT_TICK, TW_COL_TICK_ARMED, TW_COL_ARMED, TW_COL_CANCELLED,
-	TW_COL_EXPIRED, TW_COL_CASCADED, TW_COL_MIGRATED, TW_COL_TICKS_RUN,
-	TW_COL_TICKS_IDLE, TW_COL_WAKEUPS, TW_COL_BATCHES, TW_COL_CALLBACKS,
-	TW_COL_OVERRUNS, TW_COL_REJECTED, TW_COL_FD_CANCELLED,
-	TW_COL_LAT_MAX_US, TW_COL_CB_MAX_US, TW_COL_MAX_CASCADES,
-	TW_NR_COLS
+	TW_COL_NEXT_TICK, TW_COL_TICK_ARMED, TW_NR_OWN_COLS
 };
 
-static const char *const tw_dbg_col_names[TW_NR_COLS] = {
+static const char *const tw_dbg_col_names[TW_NR_OWN_COLS] = {
 	[TW_COL_CPU]		= "cpu",
 	[TW_COL_ONLINE]		= "online",
 	[TW_COL_PENDING]	= "pending",	/* timers in the wheel */
 	[TW_COL_QUEUED]		= "queued",	/* expired, callback not run */
 	[TW_COL_NEXT_TICK]	= "next_tick",	/* "-" when not programmed */
 	[TW_COL_TICK_ARMED]	= "tick_armed",
-	[TW_COL_ARMED]		= "armed",
-	[TW_COL_CANCELLED]	= "cancelled",
-	[TW_COL_EXPIRED]	= "expired",
-	[TW_COL_CASCADED]	= "cascaded",
-	[TW_COL_MIGRATED]	= "migrated",
-	[TW_COL_TICKS_RUN]	= "ticks_run",
-	[TW_COL_TICKS_IDLE]	= "ticks_idle",
-	[TW_COL_WAKEUPS]	= "wakeups",
-	[TW_COL_BATCHES]	= "batches",
-	[TW_COL_CALLBACKS]	= "callbacks",
-	[TW_COL_OVERRUNS]	= "overruns",
-	[TW_COL_REJECTED]	= "rejected",
-	[TW_COL_FD_CANCELLED]	= "fd_cancelled",
-	[TW_COL_LAT_MAX_US]	= "lat_max_us",
-	[TW_COL_CB_MAX_US]	= "cb_max_us",
-	[TW_COL_MAX_CASCADES]	= "max_cascades",
 };
-
-static void tw_dbg_percpu_row(int cpu, u64 *v)
-{
-	const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
-	struct twheel_base_snapshot snap;
-
-	if (twheel_base_snapshot(cpu, &snap)) {
-		memset(&snap, 0, sizeof(snap));
-		snap.next_tick = U64_MAX;
-	}
-
-	v[TW_COL_CPU] = cpu;
-	v[TW_COL_ONLINE] = cpu_online(cpu);
-	v[TW_COL_PENDING] = snap.pending;
-	v[TW_COL_QUEUED] = snap.expired;
-	v[TW_COL_NEXT_TICK] = snap.next_tick;
-	v[TW_COL_TICK_ARMED] = snap.tick_armed;
-	v[TW_COL_ARMED] = READ_ONCE(s->armed);
-	v[TW_COL_CANCELLED] = READ_ONCE(s->cancelled);
-	v[TW_COL_EXPIRED] = READ_ONCE(s->expired);
-	v[TW_COL_CASCADED] = READ_ONCE(s->cascaded);
-	v[TW_COL_MIGRATED] = READ_ONCE(s->migrated);
-	v[TW_COL_TICKS_RUN] = READ_ONCE(s->ticks_run);
-	v[TW_COL_TICKS_IDLE] = READ_ONCE(s->ticks_idle);
-	v[TW_COL_WAKEUPS] = READ_ONCE(s->wakeups);
-	v[TW_COL_BATCHES] = READ_ONCE(s->batches);
-	v[TW_COL_CALLBACKS] = READ_ONCE(s->callbacks);
-	v[TW_COL_OVERRUNS] = READ_ONCE(s->overruns);
-	v[TW_COL_REJECTED] = READ_ONCE(s->rejected);
-	v[TW_COL_FD_CANCELLED] = READ_ONCE(s->fd_cancelled);
-	v[TW_COL_LAT_MAX_US] = ns_to_us(READ_ONCE(s->lat_max_ns));
-	v[TW_COL_CB_MAX_US] = ns_to_us(READ_ONCE(s->cb_max_ns));
-	v[TW_COL_MAX_CASCADES] = snap.max_cascades;
-}
 
 static int tw_dbg_percpu_show(struct seq_file *m, void *unused)
 {
-	u64 v[TW_NR_COLS];
+	struct twheel_base_snapshot snap;
+	const struct tw_dbg_key *k;
+	struct tw_dbg_base base;
 	unsigned int i;
 	int cpu;
 
-	for (i = 0; i < TW_NR_COLS; i++)
-		seq_printf(m, "%s%c", tw_dbg_col_names[i],
-			   i == TW_NR_COLS - 1 ? '\n' : ' ');
+	for (i = 0; i < TW_NR_OWN_COLS; i++)
+		seq_printf(m, "%s%s", i ? " " : "", tw_dbg_col_names[i]);
+	for (k = tw_dbg_keys; k < tw_dbg_keys + ARRAY_SIZE(tw_dbg_keys); k++)
+		if (k->percpu)
+			seq_printf(m, " %s", k->key);
+	seq_putc(m, '\n');
 
 	for_each_possible_cpu(cpu) {
-		tw_dbg_percpu_row(cpu, v);
-		for (i = 0; i < TW_NR_COLS; i++) {
-			if (i == TW_COL_NEXT_TICK && v[i] == U64_MAX)
-				seq_puts(m, "-");
-			else
-				seq_printf(m, "%llu", v[i]);
-			seq_putc(m, i == TW_NR_COLS - 1 ? '\n' : ' ');
+		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
+
+		if (twheel_base_snapshot(cpu, &snap)) {
+			memset(&snap, 0, sizeof(snap));
+			snap.next_tick = U64_MAX;
 		}
+		base.pending = snap.pending;
+		base.max_cascades = snap.max_cascades;
+		seq_printf(m, "%d %d %llu %llu ", cpu, cpu_online(cpu),
+			   (u64)snap.pending, (u64)snap.expired);
+		if (snap.next_tick == U64_MAX)
+			seq_puts(m, "-");
+		else
+			seq_printf(m, "%llu", (u64)snap.next_tick);
+		seq_printf(m, " %u", (unsigned int)snap.tick_armed);
+		for (k = tw_dbg_keys; k < tw_dbg_keys + ARRAY_SIZE(tw_dbg_keys); k++)
+			if (k->percpu)
+				seq_printf(m, " %llu",
+					   tw_dbg_shown(k, tw_dbg_raw(k, s, &base)));
+		seq_putc(m, '\n');
 	}
 	return 0;
 }

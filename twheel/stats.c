@@ -11,11 +11,9 @@
  */
 #include <linux/atomic.h>
 #include <linux/bitops.h>
-#include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
-#include <linux/string.h>
 #include <linux/time64.h>
 
 #include "stats.h"
@@ -69,47 +67,4 @@ void twheel_stat_latency(u64 late_ns)
 {
 	this_cpu_inc(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)]);
 	twheel_stat_max(raw_cpu_ptr(&twheel_stats.lat_max_ns), late_ns);
-}
-
-/**
- * twheel_stats_sum() - sum the counters of every possible CPU
- * @sum:	filled with the totals; the maxima are maxima over CPUs
- *
- * CPUs that went offline keep their counts, so the totals never go back.
- *
- * Context: any context; takes no lock.
- */
-void twheel_stats_sum(struct twheel_stats *sum)
-{
-	unsigned int cpu, i;
-
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
-
-		sum->armed += READ_ONCE(s->armed);
-		sum->cancelled += READ_ONCE(s->cancelled);
-		sum->expired += READ_ONCE(s->expired);
-		sum->cascaded += READ_ONCE(s->cascaded);
-		sum->migrated += READ_ONCE(s->migrated);
-		sum->ticks_run += READ_ONCE(s->ticks_run);
-		sum->ticks_idle += READ_ONCE(s->ticks_idle);
-		sum->wakeups += READ_ONCE(s->wakeups);
-		sum->batches += READ_ONCE(s->batches);
-		sum->callbacks += READ_ONCE(s->callbacks);
-		sum->overruns += READ_ONCE(s->overruns);
-		sum->rejected += READ_ONCE(s->rejected);
-		sum->fd_cancelled += READ_ONCE(s->fd_cancelled);
-		sum->lat_max_ns = max(sum->lat_max_ns, READ_ONCE(s->lat_max_ns));
-		sum->cb_max_ns = max(sum->cb_max_ns, READ_ONCE(s->cb_max_ns));
-		sum->deferred += READ_ONCE(s->deferred);
-		sum->pass_max_ns = max(sum->pass_max_ns,
-				       READ_ONCE(s->pass_max_ns));
-		sum->clock_steps += READ_ONCE(s->clock_steps);
-		sum->clock_rebound += READ_ONCE(s->clock_rebound);
-		sum->clock_step_max_ns = max(sum->clock_step_max_ns,
-					     READ_ONCE(s->clock_step_max_ns));
-		for (i = 0; i < TWHEEL_LAT_BUCKETS; i++)
-			sum->lat_hist[i] += READ_ONCE(s->lat_hist[i]);
-	}
 }

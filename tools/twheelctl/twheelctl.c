@@ -1566,28 +1566,35 @@ struct kv {
 	char val[32];
 };
 
+/*
+ * The keys of debugfs stats, what each counts, and which are counters that
+ * the per-CPU table shows (percpu 2): twheel/stats_list.h.
+ */
 static const struct {
 	const char *key;
 	const char *what;
+	bool counter;
+	int percpu;
 } stat_desc[] = {
-	{ "pending",	  "timers in wheels or waiting for their callback" },
-	{ "armed",	  "arms, including re-arms of periodic timers" },
-	{ "cancelled",	  "cancels that found the timer pending" },
-	{ "expired",	  "timers handed from a wheel to a callback batch" },
-	{ "cascaded",	  "moves of a timer down one wheel level" },
-	{ "migrated",	  "timers moved off a CPU that went offline" },
-	{ "ticks_run",	  "wheel ticks processed" },
-	{ "ticks_idle",	  "ticks skipped because nothing was due" },
-	{ "wakeups",	  "tick hrtimer interrupts" },
-	{ "batches",	  "expired batches queued to the workqueue" },
-	{ "callbacks",	  "callbacks run" },
-	{ "overruns",	  "periods skipped (late or busy)" },
-	{ "rejected",	  "arms refused by a cap (ENOSPC)" },
-	{ "fd_cancelled", "timers cancelled by close()" },
-	{ "lat_max_us",	  "largest lateness, deadline to callback (us)" },
-	{ "cb_max_us",	  "longest callback (us)" },
-	{ "max_cascades", "most cascades of a single timer" },
+#define TWHEEL_STAT_CNT(name, percpu, help)	{ #name, help, true, percpu },
+#define TWHEEL_STAT_MAX(name, percpu, help)	{ #name "_us", help, true, percpu },
+#define TWHEEL_STAT_BASE(name, percpu, help)	{ #name, help, false, percpu },
+#include "../../twheel/stats_list.h"
 };
+
+/*
+ * Columns of debugfs percpu shown in the per-CPU table: the file's own
+ * columns and the counters marked for it.
+ */
+static bool percpu_shown(const char *col)
+{
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(stat_desc); k++)
+		if (stat_desc[k].counter && !strcmp(stat_desc[k].key, col))
+			return stat_desc[k].percpu == 2;
+	return true;
+}
 
 static FILE *open_debugfs(const char *name)
 {
@@ -1686,16 +1693,6 @@ static int read_table(const char *name, struct table *tb)
 	return 0;
 }
 
-static int col_index(const struct table *tb, const char *name)
-{
-	int i;
-
-	for (i = 0; i < tb->ncols; i++)
-		if (!strcmp(tb->cols[i], name))
-			return i;
-	return -1;
-}
-
 /* A bucket bound in us as a short human string: 512us, 1.02ms, 4.19s. */
 static const char *fmt_us(char *buf, size_t len, unsigned long long us)
 {
@@ -1722,19 +1719,13 @@ static void json_value(const char *v)
 		printf("\"%s\"", v);	/* debugfs values never need escaping */
 }
 
-static const char *const percpu_show[] = {
-	"cpu", "online", "pending", "queued", "next_tick", "armed", "expired",
-	"callbacks", "cancelled", "wakeups", "ticks_run", "ticks_idle",
-	"overruns", "migrated", "lat_max_us",
-};
-
 static int cmd_stats(int argc, char **argv)
 {
 	struct bucket b[64];
 	struct table tb;
 	struct kv kv[64];
 	unsigned long long total = 0, maxc = 0, cum = 0;
-	int width[ARRAY_SIZE(percpu_show)];
+	int width[MAX_COLS];
 	int nkv, nb, i, j, first = -1, last = -1;
 	char b1[32], b2[32];
 
@@ -1798,26 +1789,21 @@ static int cmd_stats(int argc, char **argv)
 
 	/* Per-CPU table: the useful columns, each as wide as its widest cell. */
 	printf("\nper CPU\n");
-	for (i = 0; i < (int)ARRAY_SIZE(percpu_show); i++) {
-		int ci = col_index(&tb, percpu_show[i]);
-
+	for (i = 0; i < tb.ncols; i++) {
 		width[i] = 0;
-		if (ci < 0)
+		if (!percpu_shown(tb.cols[i]))
 			continue;
-		width[i] = (int)strlen(percpu_show[i]);
+		width[i] = (int)strlen(tb.cols[i]);
 		for (j = 0; j < tb.nrows; j++)
-			if ((int)strlen(tb.cells[j][ci]) > width[i])
-				width[i] = (int)strlen(tb.cells[j][ci]);
-		printf(" %*s", width[i], percpu_show[i]);
+			if ((int)strlen(tb.cells[j][i]) > width[i])
+				width[i] = (int)strlen(tb.cells[j][i]);
+		printf(" %*s", width[i], tb.cols[i]);
 	}
 	printf("\n");
 	for (j = 0; j < tb.nrows; j++) {
-		for (i = 0; i < (int)ARRAY_SIZE(percpu_show); i++) {
-			int ci = col_index(&tb, percpu_show[i]);
-
-			if (ci >= 0)
-				printf(" %*s", width[i], tb.cells[j][ci]);
-		}
+		for (i = 0; i < tb.ncols; i++)
+			if (width[i])
+				printf(" %*s", width[i], tb.cells[j][i]);
 		printf("\n");
 	}
 	free(tb.cells);
