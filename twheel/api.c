@@ -33,10 +33,10 @@ static int tw_check(u64 period, unsigned int flags, u8 *mode)
 	if (!period) {
 		if (flags & TWHEEL_FIXED_DELAY)
 			return -EINVAL;
-		*mode = TWHEEL_ONESHOT;
+		*mode = TWHEEL_MODE_ONESHOT;
 	} else {
-		*mode = flags & TWHEEL_FIXED_DELAY ? TWHEEL_FIXED_DELAY_MODE :
-						     TWHEEL_FIXED_RATE;
+		*mode = flags & TWHEEL_FIXED_DELAY ? TWHEEL_MODE_FIXED_DELAY :
+						     TWHEEL_MODE_FIXED_RATE;
 	}
 	return 0;
 }
@@ -82,8 +82,8 @@ void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 	timer->period = 0;
 	timer->overruns = 0;
 	timer->cpu = raw_smp_processor_id();
-	timer->mode = TWHEEL_ONESHOT;
-	timer->state = TWHEEL_STATE_IDLE;
+	timer->mode = TWHEEL_MODE_ONESHOT;
+	timer->state = TWHEEL_IDLE;
 }
 EXPORT_SYMBOL_GPL(twheel_timer_setup);
 

@@ -33,7 +33,7 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t,
 	if (r)
 		r->touched = true;
 	switch (t->state) {
-	case TWHEEL_STATE_PENDING:
+	case TWHEEL_PENDING:
 		/* Pending while running: a deferred arming, in no wheel. */
 		if (r)
 			r->deferred = false;
@@ -43,7 +43,7 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t,
 		twheel_stat_inc(cancelled);
 		ret = 1;
 		break;
-	case TWHEEL_STATE_EXPIRED:
+	case TWHEEL_EXPIRED:
 		/* This arming was counted as expired already. */
 		hlist_del_init(&t->node.entry);
 		base->nr_expired--;
@@ -52,7 +52,7 @@ static int tw_detach(struct twheel_base *base, struct twheel_timer *t,
 	default:
 		break;
 	}
-	WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+	WRITE_ONCE(t->state, TWHEEL_IDLE);
 	return ret;
 }
 
@@ -337,7 +337,7 @@ int twheel_cancel_sync(struct twheel_timer *t)
 			break;
 		}
 		/* A periodic timer that runs: no re-arm after this callback. */
-		if (t->state == TWHEEL_STATE_RUNNING)
+		if (t->state == TWHEEL_RUNNING)
 			tw_detach(base, t, r);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		tw_wait_not_running(base, t);
@@ -368,7 +368,7 @@ int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 	info->mode = t->mode;
 	info->overruns = t->overruns;
 	info->period = t->period;
-	if (t->state == TWHEEL_STATE_IDLE) {
+	if (t->state == TWHEEL_IDLE) {
 		info->deadline = 0;
 		info->remaining = 0;
 	} else {

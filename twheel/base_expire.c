@@ -117,7 +117,7 @@ static void tw_place(struct twheel_base *base, struct twheel_timer *t,
 	t->deadline = deadline;
 	WRITE_ONCE(t->cpu, base->cpu);
 	tw_wheel_add(w, &t->node, tw_ns_to_tick(deadline));
-	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+	WRITE_ONCE(t->state, TWHEEL_PENDING);
 }
 
 /*
@@ -154,7 +154,7 @@ void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline,
 	t->deadline = deadline;
 	r->deferred = true;
 	r->move_to = move_to;
-	WRITE_ONCE(t->state, TWHEEL_STATE_PENDING);
+	WRITE_ONCE(t->state, TWHEEL_PENDING);
 	twheel_stat_inc(armed);
 	trace_twheel_arm(t, t->cpu, deadline, t->period);
 }
@@ -167,7 +167,7 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 {
 	u64 next, missed;
 
-	if (t->mode == TWHEEL_FIXED_DELAY_MODE)
+	if (t->mode == TWHEEL_MODE_FIXED_DELAY)
 		return tw_add_sat(end, t->period);
 	next = tw_add_sat(deadline, t->period);
 	if (next > end || next == U64_MAX)
@@ -231,18 +231,18 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
 		hlist_del(&t->node.entry);
 		if (!(t->node.flags & TW_NODE_TICK)) {
-			WRITE_ONCE(t->state, TWHEEL_STATE_EXPIRED);
+			WRITE_ONCE(t->state, TWHEEL_EXPIRED);
 			hlist_add_head(&t->node.entry, &base->expired);
 			queued++;
 			continue;
 		}
 		deadline = t->deadline;
-		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		WRITE_ONCE(t->state, TWHEEL_IDLE);
 		trace_twheel_expire(t, base->cpu, deadline, now);
 		twheel_stat_inc(callbacks);
 		twheel_stat_latency(now > deadline ? now - deadline : 0);
 		t->func(t);
-		if (t->mode == TWHEEL_ONESHOT)
+		if (t->mode == TWHEEL_MODE_ONESHOT)
 			continue;
 		tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
 		*next = min(*next, t->node.expires);
@@ -356,7 +356,7 @@ static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 		if (cpu < 0) {
 			/* Module unload: nowhere to go. */
 			r->deferred = false;
-			WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+			WRITE_ONCE(t->state, TWHEEL_IDLE);
 			return;
 		}
 		target = tw_base(cpu);
@@ -437,11 +437,11 @@ void tw_work_fn(struct work_struct *work)
 		if (!t)
 			break;
 		base->nr_expired--;
-		periodic = t->mode != TWHEEL_ONESHOT;
+		periodic = t->mode != TWHEEL_MODE_ONESHOT;
 		deadline = t->deadline;
 		func = t->func;
-		WRITE_ONCE(t->state, periodic ? TWHEEL_STATE_RUNNING :
-						TWHEEL_STATE_IDLE);
+		WRITE_ONCE(t->state, periodic ? TWHEEL_RUNNING :
+						TWHEEL_IDLE);
 		WRITE_ONCE(r->running, t);
 		r->touched = false;
 		r->deferred = false;

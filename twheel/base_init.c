@@ -108,7 +108,7 @@ static unsigned long tw_idle_all(struct hlist_head *list, unsigned long max)
 	while (!hlist_empty(list) && n < max) {
 		t = hlist_entry(list->first, struct twheel_timer, node.entry);
 		hlist_del_init(&t->node.entry);
-		WRITE_ONCE(t->state, TWHEEL_STATE_IDLE);
+		WRITE_ONCE(t->state, TWHEEL_IDLE);
 		n++;
 	}
 	return n;

@@ -79,17 +79,16 @@ struct twheel_user;
 				      ULONG_MAX)
 
 /*
- * struct twheel_utimer.mode. The kernel timer of every mode is one-shot: a
- * periodic timer is re-armed when its event is read, as timerfd forwards its
- * hrtimer at read(). A reader that falls behind thus costs one expiry per
- * read, not one per period, and the overruns of a fixed-rate timer are
- * counted from the clock when its event is read.
+ * struct twheel_utimer.mode is the enum twheel_mode of the in-kernel API,
+ * with the event's read in the place of the callback's return: a fixed-delay
+ * timer is re-armed one period after the read, a fixed-rate one on the grid
+ * of deadlines, a one-shot one is freed once its event is read. The kernel
+ * timer of every mode is one-shot: a periodic timer is re-armed when its
+ * event is read, as timerfd forwards its hrtimer at read(). A reader that
+ * falls behind thus costs one expiry per read, not one per period, and the
+ * overruns of a fixed-rate timer are counted from the clock when its event
+ * is read.
  */
-enum twheel_umode {
-	TWHEEL_UMODE_ONESHOT	= 0,	/* freed once its event is read */
-	TWHEEL_UMODE_RATE	= 1,	/* re-armed on the grid of deadlines */
-	TWHEEL_UMODE_DELAY	= 2,	/* re-armed one period after the read */
-};
 
 /**
  * struct twheel_file - the timer set of one open file
@@ -124,7 +123,7 @@ struct twheel_file {
 
 /**
  * struct twheel_utimer - one userspace timer (128 bytes on 64-bit)
- * @timer:	the in-kernel timer (always one-shot, see enum twheel_umode)
+ * @timer:	the in-kernel timer (always one-shot, see @mode)
  * @file:	the file holding it
  * @link:	link in @file->ready while @queued, else in @file->clocked
  *		while a clock-bound timer is armed
@@ -137,7 +136,7 @@ struct twheel_file {
  *		@cos, the CLOCK_REALTIME offset at arm time
  * @period:	period in ns, 0 for one-shot
  * @id:		the id, constant
- * @mode:	enum twheel_umode
+ * @mode:	enum twheel_mode
  * @queued:	an event is on @file->ready
  * @dead:	the id was released: callbacks must ignore the timer
  * @clock:	enum twheel_uclock
@@ -176,7 +175,7 @@ struct twheel_req {
 	u64		own;		/* absolute, on @clock (host) */
 	u64		period;
 	u64		cookie;
-	enum twheel_umode mode;
+	enum twheel_mode mode;
 	int		cpu;		/* TWHEEL_CPU_ANY or a CPU */
 	u8		clock;		/* enum twheel_uclock */
 	bool		cos;		/* TWHEEL_ARM_CANCEL_ON_SET */

@@ -51,17 +51,17 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 	q->deadline = ut->deadline;
 	q->period = ut->period;
 	q->cookie = ut->cookie;
-	q->flags_out = ut->mode == TWHEEL_UMODE_DELAY ?
+	q->flags_out = ut->mode == TWHEEL_MODE_FIXED_DELAY ?
 		       TWHEEL_ARM_FIXED_DELAY : 0;
 	if (ut->cos)
 		q->flags_out |= TWHEEL_ARM_CANCEL_ON_SET;
 	q->cpu = info.cpu;
-	if (info.state != TWHEEL_STATE_IDLE)
+	if (info.state != TWHEEL_IDLE)
 		q->state |= TWHEEL_STATE_ARMED;
 	if (ut->queued) {
 		q->state |= TWHEEL_STATE_QUEUED;
 		/* A fixed-rate timer keeps running while its event waits. */
-		if (ut->mode == TWHEEL_UMODE_RATE) {
+		if (ut->mode == TWHEEL_MODE_FIXED_RATE) {
 			k = twheel_utimer_skipped(ut, now);
 			q->state |= TWHEEL_STATE_ARMED;
 			q->overruns = min_t(u64, k, U32_MAX);
@@ -113,7 +113,7 @@ static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
 	ev->deadline = twheel_grid(ut->deadline, k, ut->period);
 	ev->expired = max(ut->expired, ev->deadline);
 	ev->overruns = min_t(u64, k, U32_MAX);
-	if (ut->mode != TWHEEL_UMODE_ONESHOT)
+	if (ut->mode != TWHEEL_MODE_ONESHOT)
 		ev->flags = TWHEEL_EVENT_PERIODIC;
 }
 
@@ -133,14 +133,14 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 {
 	u64 next;
 
-	if (ut->canceled || ut->mode == TWHEEL_UMODE_ONESHOT) {
+	if (ut->canceled || ut->mode == TWHEEL_MODE_ONESHOT) {
 		twheel_utimer_kill(f, ut);
 		list_add_tail(&ut->link, reap);
 		return;
 	}
 	twheel_utimer_unqueue(ut);
 	switch (ut->mode) {
-	case TWHEEL_UMODE_RATE:
+	case TWHEEL_MODE_FIXED_RATE:
 		next = twheel_grid(ev->deadline, 1, ut->period);
 		break;
 	default:

@@ -80,11 +80,11 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 	}
 	req->period = period;
 	if (!period)
-		req->mode = TWHEEL_UMODE_ONESHOT;
+		req->mode = TWHEEL_MODE_ONESHOT;
 	else if (flags & TWHEEL_ARM_FIXED_DELAY)
-		req->mode = TWHEEL_UMODE_DELAY;
+		req->mode = TWHEEL_MODE_FIXED_DELAY;
 	else
-		req->mode = TWHEEL_UMODE_RATE;
+		req->mode = TWHEEL_MODE_FIXED_RATE;
 	req->cookie = 0;
 	req->cpu = TWHEEL_CPU_ANY;
 	return 0;

@@ -114,7 +114,7 @@ static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 	cqe->slot = tw_slot_index(s);
 	cqe->gen = s->gen;
 	cqe->overruns = overruns;
-	if (s->timer.mode != TWHEEL_ONESHOT)
+	if (s->timer.mode != TWHEEL_MODE_ONESHOT)
 		flags |= TWHEEL_CQE_PERIODIC;
 	cqe->flags = flags;
 	/* The record before the tail: pairs with the reader's acquire. */

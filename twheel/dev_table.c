@@ -244,9 +244,7 @@ static int tw_sqe_parse(struct twheel_table *tb, const struct twheel_sqe *q,
 		e->op = q->op == TWHEEL_OP_ARM ? TW_BATCH_ARM : TW_BATCH_MODIFY;
 		e->deadline = req.deadline;
 		e->period = req.period;
-		e->mode = req.mode == TWHEEL_UMODE_ONESHOT ? TWHEEL_ONESHOT :
-			  req.mode == TWHEEL_UMODE_RATE ? TWHEEL_FIXED_RATE :
-			  TWHEEL_FIXED_DELAY_MODE;
+		e->mode = req.mode;
 		sub->cookie = q->cookie;
 		break;
 	default:

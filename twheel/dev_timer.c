@@ -5,7 +5,7 @@
  * Each userspace timer is a struct twheel_utimer embedding an in-kernel
  * struct twheel_timer, armed one-shot. Its expiry callback queues the timer's
  * event on the file's ready list; read() (dev_read.c) consumes it and
- * re-arms a periodic timer (enum twheel_umode). So at most one event per timer is queued, and a
+ * re-arms a periodic timer (enum twheel_mode). So at most one event per timer is queued, and a
  * fixed-rate timer whose reader is late reports the periods that passed as
  * overruns of that one event. Locking and lifetime rules are in dev_file.h.
  */

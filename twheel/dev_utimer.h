@@ -21,7 +21,7 @@
 static inline u64 twheel_utimer_skipped(const struct twheel_utimer *ut,
 					u64 now)
 {
-	if (ut->mode != TWHEEL_UMODE_RATE || now < ut->deadline)
+	if (ut->mode != TWHEEL_MODE_FIXED_RATE || now < ut->deadline)
 		return 0;
 	return div64_u64(now - ut->deadline, ut->period);
 }

@@ -66,8 +66,8 @@ typedef void (*twheel_func_t)(struct twheel_timer *timer);
  * @period:	period in ns, 0 for a one-shot timer
  * @overruns:	periods skipped since the timer was armed (saturates)
  * @cpu:	CPU whose wheel holds (or last held) the timer
- * @mode:	TWHEEL_ONESHOT, TWHEEL_FIXED_RATE or TWHEEL_FIXED_DELAY
- * @state:	TWHEEL_STATE_* (see twheel_query())
+ * @mode:	enum twheel_mode
+ * @state:	enum twheel_state (see twheel_query())
  *
  * 64 bytes on 64-bit architectures: a tw_node (32), the callback, deadline
  * and period (24), overruns (4), cpu, mode and state (4).
@@ -94,17 +94,26 @@ struct twheel_timer {
 /* Let twheel pick the CPU: the local one. */
 #define TWHEEL_CPU_ANY		(-1)
 
+/*
+ * A timer's mode, as twheel_query() reports it: set by the arm, from its
+ * period and the flag TWHEEL_FIXED_DELAY.
+ */
 enum twheel_mode {
-	TWHEEL_ONESHOT		= 0,
-	TWHEEL_FIXED_RATE	= 1,
-	TWHEEL_FIXED_DELAY_MODE	= 2,
+	TWHEEL_MODE_ONESHOT		= 0,
+	TWHEEL_MODE_FIXED_RATE		= 1,
+	TWHEEL_MODE_FIXED_DELAY		= 2,
 };
 
+/*
+ * Where a timer is, as twheel_query() reports it. Not the TWHEEL_STATE_*
+ * bits of the uapi (armed, event queued), which describe a /dev/twheel
+ * timer and are made from this state and the file's own queue.
+ */
 enum twheel_state {
-	TWHEEL_STATE_IDLE	= 0,	/* not armed, or fired (one-shot) */
-	TWHEEL_STATE_PENDING	= 1,	/* in a wheel */
-	TWHEEL_STATE_EXPIRED	= 2,	/* in a batch waiting for the worker */
-	TWHEEL_STATE_RUNNING	= 3,	/* callback running (periodic) */
+	TWHEEL_IDLE		= 0,	/* not armed, or fired (one-shot) */
+	TWHEEL_PENDING		= 1,	/* in a wheel */
+	TWHEEL_EXPIRED		= 2,	/* in a batch waiting for the worker */
+	TWHEEL_RUNNING		= 3,	/* callback running (periodic) */
 };
 
 /**
@@ -198,7 +207,7 @@ static inline bool twheel_pending(const struct twheel_timer *timer)
 {
 	u8 state = READ_ONCE(timer->state);
 
-	return state == TWHEEL_STATE_PENDING || state == TWHEEL_STATE_EXPIRED;
+	return state == TWHEEL_PENDING || state == TWHEEL_EXPIRED;
 }
 
 #endif /* _LINUX_TWHEEL_H */

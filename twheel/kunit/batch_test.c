@@ -76,7 +76,7 @@ static void twb_fill(struct twheel_batch_ent *e, struct twb_timer *b,
 	e->op = op;
 	e->cpu = cpu;
 	e->deadline = deadline;
-	e->mode = TWHEEL_ONESHOT;
+	e->mode = TWHEEL_MODE_ONESHOT;
 	b->deadline = deadline;
 }
 

@@ -322,7 +322,7 @@ static void twt_per_run(struct kunit *test, struct twt_per *p, u64 period,
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), p->limit);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->reentered), 0);
 	KUNIT_EXPECT_EQ(test, p->query_ret, 0);
-	KUNIT_EXPECT_EQ(test, p->info.state, TWHEEL_STATE_RUNNING);
+	KUNIT_EXPECT_EQ(test, p->info.state, TWHEEL_RUNNING);
 	KUNIT_EXPECT_EQ(test, p->info.period, period);
 	KUNIT_EXPECT_EQ(test, p->cancel_ret, 0);	/* running, not pending */
 }
@@ -374,7 +374,7 @@ static void twt_fixed_rate(struct kunit *test)
 	p->sleep_at = k;
 	p->sleep_ms = 80;
 	twt_per_run(test, p, period, 0);
-	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_MODE_FIXED_RATE);
 	twt_check_grid(test, p);
 
 	dur = div64_u64(p->end[k] - p->start[k], period);
@@ -404,7 +404,7 @@ static void twt_fixed_delay(struct kunit *test)
 	p->sleep_at = 2;
 	p->sleep_ms = 30;
 	twt_per_run(test, p, period, TWHEEL_FIXED_DELAY);
-	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_FIXED_DELAY_MODE);
+	KUNIT_EXPECT_EQ(test, p->info.mode, TWHEEL_MODE_FIXED_DELAY);
 	KUNIT_EXPECT_GE(test, p->start[0], p->first);
 	for (i = 1; i < p->limit; i++) {
 		u64 gap = p->start[i] - p->end[i - 1];
@@ -445,7 +445,7 @@ static void twt_cancel_in_callback(struct kunit *test)
 
 	twt_per_run(test, p, 5 * TWT_MS, 0);
 	KUNIT_EXPECT_EQ(test, twheel_query(&p->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->timer), 0);
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->timer), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), 3);
@@ -682,7 +682,7 @@ static void twt_cancel_sync_common(struct kunit *test, int from, int to)
 	msleep(div_u64(5 * period, TWT_MS) + 20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
 	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 
 /* 7. cancel_sync waits for the running callback; no re-arm afterwards. */
@@ -727,7 +727,7 @@ static void twt_cancel_sync_rearm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
 	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 
 /* ------------------------------------------ return values and query */
@@ -757,7 +757,7 @@ static void twt_query_pending(struct kunit *test, struct twheel_timer *t,
 	t0 = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, twheel_query(t, info), 0);
 	t1 = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, info->state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info->state, TWHEEL_PENDING);
 	KUNIT_EXPECT_GT(test, info->remaining, 0);
 	/* remaining was computed between t0 and t1 */
 	KUNIT_EXPECT_GE(test, info->deadline - info->remaining, t0);
@@ -777,7 +777,7 @@ static void twt_return_values(struct kunit *test)
 	/* Idle timer. */
 	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
 	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 	KUNIT_EXPECT_EQ(test, info.deadline, 0);
 	KUNIT_EXPECT_EQ(test, info.remaining, 0);
 
@@ -790,7 +790,7 @@ static void twt_return_values(struct kunit *test)
 	KUNIT_EXPECT_GE(test, info.deadline, t0 + rel);
 	KUNIT_EXPECT_LE(test, info.deadline, t1 + rel);
 	KUNIT_EXPECT_LE(test, info.remaining, rel);
-	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_ONESHOT);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_ONESHOT);
 	KUNIT_EXPECT_EQ(test, info.period, 0);
 	KUNIT_EXPECT_EQ(test, info.cpu, cpu);
 	KUNIT_EXPECT_EQ(test, info.overruns, 0);
@@ -807,7 +807,7 @@ static void twt_return_values(struct kunit *test)
 	twt_query_pending(test, t, &info);
 	KUNIT_EXPECT_EQ(test, info.deadline, abs);
 	KUNIT_EXPECT_EQ(test, info.period, 7 * TWT_MS);
-	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_FIXED_RATE);
 	KUNIT_EXPECT_EQ(test, info.cpu, cpu);
 
 	/* Cancel of a pending timer: 1, then idle: 0. */
@@ -816,7 +816,7 @@ static void twt_return_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 0);
 	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 
 	/* Modify of an idle timer: 0. */
 	KUNIT_EXPECT_EQ(test, twheel_modify(t, rel, 0, 0), 0);
@@ -826,7 +826,7 @@ static void twt_return_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, rel, 3 * TWT_MS,
 					    TWHEEL_FIXED_DELAY, cpu), 0);
 	twt_query_pending(test, t, &info);
-	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_FIXED_DELAY_MODE);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_FIXED_DELAY);
 	KUNIT_EXPECT_EQ(test, info.period, 3 * TWT_MS);
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 1);
 
@@ -834,7 +834,7 @@ static void twt_return_values(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twt_one_arm(&set->t[0], TWT_MS, cpu), 0);
 	twt_set_check(test, set, 1, false);
 	KUNIT_EXPECT_EQ(test, twheel_query(&set->t[0].timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(&set->t[0].timer), 0);
 }
 
@@ -913,9 +913,9 @@ static void twt_tickless(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_arm_on(inf, U64_MAX, 0, 0, cpu), 0);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, twheel_query(far, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
 	KUNIT_EXPECT_EQ(test, twheel_query(inf, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(far), 1);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(inf), 1);
 }
@@ -1053,7 +1053,7 @@ static void twt_rearm_running_common(struct kunit *test, int a, int c,
 					    c < 0 ? TWHEEL_CPU_ANY : c), 0);
 	/* Pending, and still on its base while the callback runs. */
 	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
 	KUNIT_EXPECT_EQ(test, info.cpu, a);
 
 	msleep(50);
@@ -1079,7 +1079,7 @@ static void twt_rearm_running_common(struct kunit *test, int a, int c,
 	msleep(div_u64(5 * period, TWT_MS) + 20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 2);
 	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 
 /* 7d. Re-armed on another CPU while running: the move waits for it. */
@@ -1121,7 +1121,7 @@ static void twt_bad_input(struct kunit *test)
 					    TWHEEL_FIXED_DELAY | TWHEEL_ABS,
 					    TWHEEL_CPU_ANY), -EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_IDLE);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 
 	/* The same through modify of a pending timer: it stays as it was. */
 	KUNIT_ASSERT_EQ(test, twheel_arm_on(t, 10 * MSEC_PER_SEC * TWT_MS, 0, 0,
@@ -1130,8 +1130,8 @@ static void twt_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_modify(t, TWT_MS, 0, TWHEEL_FIXED_DELAY),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
-	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_STATE_PENDING);
-	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_ONESHOT);
+	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
+	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_ONESHOT);
 	KUNIT_EXPECT_GT(test, info.remaining, MSEC_PER_SEC * TWT_MS);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 1);
 }

@@ -249,7 +249,7 @@ static int tws_thread_fn(void *arg)
 			struct twheel_timer_info info;
 
 			twheel_query(&w->t, &info);
-			if (info.state > TWHEEL_STATE_RUNNING)
+			if (info.state > TWHEEL_RUNNING)
 				atomic_inc(&ctx->bad_ret);
 		}
 		ops++;
