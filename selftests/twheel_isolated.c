@@ -56,7 +56,8 @@ static bool find_cpus(void)
 	if (tw_read_file(NOHZ_FULL, buf, sizeof(buf)) ||
 	    !cpulist_parse(buf, &isolated))
 		return false;
-	iso_cpu = hk_cpu = -1;
+	iso_cpu = -1;
+	hk_cpu = -1;
 	for (cpu = 0; cpu < sysconf(_SC_NPROCESSORS_CONF); cpu++) {
 		if (CPU_ISSET(cpu, &isolated))
 			iso_cpu = iso_cpu < 0 ? cpu : iso_cpu;

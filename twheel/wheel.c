@@ -90,18 +90,18 @@ void tw_node_init(struct tw_node *n)
 }
 
 /*
- * Placement of deadline @e relative to clock @clk (e >= clk): by the highest
+ * Level of deadline @e relative to clock @clk (e >= clk): by the highest
  * bit in which they differ, the index into tw_wheel.lvl, .shift and .base;
  * see "Placement" in wheel.h. e == clk is level 0.
  */
-static inline unsigned long tw_place(u64 e, u64 clk)
+static inline unsigned long tw_level_of(u64 e, u64 clk)
 {
 	return tw_top_bit((e ^ clk) | 1);
 }
 
 /*
  * Put @n (deadline @e) into the bucket of level w->lvl[@f] < L that holds
- * @e, @f being tw_place() of @e. Only a bucket that was empty changes the
+ * @e, @f being tw_level_of() of @e. Only a bucket that was empty changes the
  * bitmap and, if @hint, lowers w->next to its due tick, its slot's first
  * tick: a bucket with nodes is due at or after tw_wheel_next() already.
  */
@@ -153,7 +153,7 @@ void tw_wheel_add(struct tw_wheel *w, struct tw_node *n, u64 expires)
 	n->expires = expires;
 	n->cascades = 0;
 	w->pending++;
-	f = tw_place(expires, clk);
+	f = tw_level_of(expires, clk);
 	if (likely(w->lvl[f] != TW_LVL_OVERFLOW))
 		tw_hash(w, n, expires, f, true);
 	else
@@ -286,7 +286,7 @@ static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 		n = hlist_entry(w->overflow.first, struct tw_node, entry);
 		hlist_del(&n->entry);
 		if ((n->expires >> total) == (clk >> total)) {
-			tw_hash(w, n, n->expires, tw_place(n->expires, clk), false);
+			tw_hash(w, n, n->expires, tw_level_of(n->expires, clk), false);
 			continue;
 		}
 		hlist_add_head(&n->entry, &w->scanned);
@@ -321,7 +321,7 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 		next = pos->next;
 		n = hlist_entry(pos, struct tw_node, entry);
 		most = max_t(unsigned int, most, ++n->cascades);
-		tw_hash(w, n, n->expires, tw_place(n->expires, clk), false);
+		tw_hash(w, n, n->expires, tw_level_of(n->expires, clk), false);
 		pos = next;
 	}
 	w->max_cascades = most;
