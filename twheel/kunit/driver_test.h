@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the KUnit tests of the twheel per-CPU driver
+ * (driver_test.c, driver_sync_test.c): bounds, waits, a timer cancelled when
+ * the test ends, and sets of one-shot timers checked for exact, on-time,
+ * on-CPU expiry.
+ */
+#ifndef _TWHEEL_KUNIT_DRIVER_TEST_H
+#define _TWHEEL_KUNIT_DRIVER_TEST_H
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/twheel.h>
+#include <linux/types.h>
+
+/* Generous bound on lateness under emulation (plus one tick). */
+#define TWT_LATE_MAX_NS		(500 * NSEC_PER_MSEC)
+/* Upper bound on any wait for a callback. */
+#define TWT_TIMEOUT_MS		10000
+/* u64: ten seconds in ns does not fit a 32-bit long. */
+#define TWT_MS			((u64)NSEC_PER_MSEC)
+
+struct twt_set;
+
+struct twt_one {
+	struct twheel_timer	timer;
+	struct twt_set		*set;
+	u64			deadline;	/* absolute, ns */
+	u64			fired_ns;	/* ktime at callback start */
+	int			cpu;		/* CPU armed on, or -1 */
+	int			fired_cpu;
+	bool			armed;
+	bool			in_task;
+	atomic_t		fired;
+};
+
+struct twt_set {
+	struct twt_one		*t;
+	unsigned int		n;
+	atomic_t		left;		/* callbacks expected, + 1 */
+	atomic_t		calls;		/* callbacks run */
+	struct completion	done;		/* left reached 0 */
+};
+
+u64 twt_late_max(void);
+bool twt_wait(struct completion *c);
+void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t);
+void twt_noop_fn(struct twheel_timer *timer);
+struct twheel_timer *twt_timer_alloc(struct kunit *test, twheel_func_t fn);
+struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n);
+int twt_one_arm(struct twt_one *t, u64 delta, int cpu);
+void twt_set_check(struct kunit *test, struct twt_set *set,
+		   unsigned int armed, bool any_cpu);
+
+#endif /* _TWHEEL_KUNIT_DRIVER_TEST_H */
