@@ -80,6 +80,10 @@ static int tw_dbg_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "clock_rebound %llu\n", sum.clock_rebound);
 	seq_printf(m, "clock_step_max_us %llu\n",
 		   ns_to_us(sum.clock_step_max_ns));
+	seq_printf(m, "wake_walks %llu\n", sum.wake_walks);
+	seq_printf(m, "wake_walked %llu\n", sum.wake_walked);
+	seq_printf(m, "wake_walk_max_us %llu\n",
+		   ns_to_us(sum.wake_walk_max_ns));
 	seq_printf(m, "max_cascades %u\n", max_cascades);
 	return 0;
 }
@@ -110,6 +114,7 @@ static ssize_t tw_dbg_stats_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(s->cb_max_ns, 0);
 		WRITE_ONCE(s->pass_max_ns, 0);
 		WRITE_ONCE(s->clock_step_max_ns, 0);
+		WRITE_ONCE(s->wake_walk_max_ns, 0);
 	}
 	return len;
 }

@@ -109,6 +109,10 @@ void twheel_stats_sum(struct twheel_stats *sum)
 		sum->clock_rebound += READ_ONCE(s->clock_rebound);
 		sum->clock_step_max_ns = max(sum->clock_step_max_ns,
 					     READ_ONCE(s->clock_step_max_ns));
+		sum->wake_walks += READ_ONCE(s->wake_walks);
+		sum->wake_walked += READ_ONCE(s->wake_walked);
+		sum->wake_walk_max_ns = max(sum->wake_walk_max_ns,
+					    READ_ONCE(s->wake_walk_max_ns));
 		for (i = 0; i < TWHEEL_LAT_BUCKETS; i++)
 			sum->lat_hist[i] += READ_ONCE(s->lat_hist[i]);
 	}

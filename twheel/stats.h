@@ -37,6 +37,9 @@
  * @clock_steps:	clock steps followed by /dev/twheel (dev_step.c)
  * @clock_rebound:	clock-bound timers those steps re-armed or canceled
  * @clock_step_max_ns:	longest walk of one step over every such timer
+ * @wake_walks:		walks of the alarm timers before a suspend
+ * @wake_walked:	alarm timers those walks went over
+ * @wake_walk_max_ns:	longest of those walks
  * @lat_hist:		lateness histogram, log2 buckets in us
  */
 struct twheel_stats {
@@ -60,6 +63,9 @@ struct twheel_stats {
 	u64	clock_steps;
 	u64	clock_rebound;
 	u64	clock_step_max_ns;
+	u64	wake_walks;
+	u64	wake_walked;
+	u64	wake_walk_max_ns;
 	u64	lat_hist[TWHEEL_LAT_BUCKETS];
 };
 
