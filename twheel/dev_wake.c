@@ -9,9 +9,10 @@
  * struct alarm per alarm clock, for the whole module, kept no later than the
  * earliest armed alarm timer of that clock. The alarmtimer core programs the
  * RTC for the earliest struct alarm of the system when it suspends. The
- * struct alarm's own expiry does nothing: after a wake the resume is a clock
- * step (dev_step.c), which re-arms the clock-bound timers and fires the due
- * ones at once.
+ * struct alarm's own expiry does nothing (twheel_alarm_nop(), run in hrtimer
+ * context: hard interrupt, a softirq thread on PREEMPT_RT; it takes no
+ * lock): after a wake, the resume is a clock step (dev_step.c), which
+ * re-arms the clock-bound timers and fires the due ones at once.
  *
  * Arming an alarm timer calls twheel_wake_note(): O(1), it moves the struct
  * alarm only when the new deadline is earlier than the one it holds, or when
@@ -26,15 +27,14 @@
  *
  * Locking: twheel_wake_lock, a spinlock_t, is taken in process context only
  * (under a file lock by twheel_wake_note(): file lock -> wake lock -> the
- * alarmtimer base lock inside alarm_start()). The struct alarm's callback runs
- * in hrtimer context (hard interrupt, a softirq thread on PREEMPT_RT) and
- * takes nothing.
+ * alarmtimer base lock inside alarm_start()).
  */
 #include <linux/alarmtimer.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
 #include "dev_file.h"
 
 /*
@@ -54,13 +54,6 @@ static DEFINE_SPINLOCK(twheel_wake_lock);
 static struct twheel_wake twheel_wakes[TWHEEL_WAKE_CLOCKS];
 static bool twheel_wake_walking;
 
-/* Hard interrupt (softirq thread on PREEMPT_RT): nothing to do, see above. */
-static enum alarmtimer_restart twheel_wake_fired(struct alarm *alarm,
-						 ktime_t now)
-{
-	return ALARMTIMER_NORESTART;
-}
-
 /* Wake lock held: arm @w's alarm for @at, or stop it for KTIME_MAX. */
 static void twheel_wake_arm(struct twheel_wake *w, u64 at)
 {
@@ -69,7 +62,7 @@ static void twheel_wake_arm(struct twheel_wake *w, u64 at)
 		/* -1 only if the callback runs: it does nothing. */
 		alarm_try_to_cancel(&w->alarm);
 	else
-		alarm_start(&w->alarm, ns_to_ktime(at));
+		twheel_alarm_start(&w->alarm, ns_to_ktime(at));
 }
 
 /**
@@ -145,7 +138,7 @@ void twheel_wake_init(void)
 		alarm_init(&twheel_wakes[i].alarm,
 			   i == twheel_wake_index(TWHEEL_UCLK_REAL) ?
 			   ALARM_REALTIME : ALARM_BOOTTIME,
-			   twheel_wake_fired);
+			   twheel_alarm_nop);
 		twheel_wakes[i].at = KTIME_MAX;
 	}
 }
