@@ -388,7 +388,7 @@ TEST_F(clk, step_rearms_clock_bound)
 
 	steps0 = steps_settled();
 	reb0 = dbg_stat("clock_rebound");
-	tw_write_file(TW_DBG "/stats", "0");	/* resets the maxima */
+	tw_write_file(TW_DBG "/stats", "reset_max");
 	STEP(SEC);
 	for (w = 0; w < 200; w++) {
 		reb = dbg_stat("clock_rebound") - reb0;
