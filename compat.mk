@@ -22,3 +22,8 @@ ccflags-y += $(call tw_probe,workqueue.h,$(tw_pat_wq_percpu),-DTWHEEL_HAVE_WQ_PE
 # vm_flags_mod() (6.3): vm_flags became read-only outside its helpers.
 tw_pat_vm_flags_mod := void vm_flags_mod[(]
 ccflags-y += $(call tw_probe,mm.h,$(tw_pat_vm_flags_mod),-DTWHEEL_HAVE_VM_FLAGS_SET)
+
+# alarm_start_timer() (7.x) replaces alarm_start(); alarm callbacks return
+# void instead of enum alarmtimer_restart.
+tw_pat_alarm_start_timer := bool alarm_start_timer[(]
+ccflags-y += $(call tw_probe,alarmtimer.h,$(tw_pat_alarm_start_timer),-DTWHEEL_HAVE_ALARM_START_TIMER)

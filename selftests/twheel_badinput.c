@@ -16,12 +16,19 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <stddef.h>
+#include <grp.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <sys/sysinfo.h>
 
 #include "twheel_hard.h"
 #include "kselftest_harness.h"
+
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
 
 /* Start from a quiet module: nothing pending from an earlier test. */
 static void __attribute__((constructor)) settle(void)
@@ -368,13 +375,35 @@ TEST(pointers_sizes_flags_reserved)
 
 /* ------------------------------------------------------------ arm values */
 
+static void fill_arm(struct twheel_arm *arm, uint32_t flags, int clk,
+		     uint64_t exp, uint64_t per)
+{
+	memset(arm, 0, sizeof(*arm));
+	arm->size = sizeof(*arm);
+	arm->flags = flags;
+	arm->clockid = clk;
+	arm->expires = exp;
+	arm->period = per;
+}
+
+static void fill_mod(struct twheel_modify *mod, uint64_t id, uint32_t flags,
+		     int clk, uint64_t exp, uint64_t per)
+{
+	memset(mod, 0, sizeof(*mod));
+	mod->size = sizeof(*mod);
+	mod->id = id;
+	mod->flags = flags;
+	mod->clockid = clk;
+	mod->expires = exp;
+	mod->period = per;
+}
+
 TEST(arm_bad_values)
 {
 	static const int bad_clocks[] = {
 		-1, 2 /* PROCESS_CPUTIME */, 3 /* THREAD_CPUTIME */,
 		4 /* MONOTONIC_RAW */, 5 /* REALTIME_COARSE */,
-		6 /* MONOTONIC_COARSE */, 8 /* REALTIME_ALARM */,
-		9 /* BOOTTIME_ALARM */, 10, 11 /* TAI */, 12, 16, 1000,
+		6 /* MONOTONIC_COARSE */, 10, 11 /* TAI */, 12, 16, 1000,
 		INT32_MIN, INT32_MAX, -6 /* a CPU clock of pid 0 */,
 	};
 	unsigned int ncpu = get_nprocs_conf(), bad_cpus[] = {
@@ -450,28 +479,31 @@ TEST(arm_bad_values)
 			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET |
 			  TWHEEL_ARM_FIXED_DELAY, CLOCK_REALTIME, INT64_MAX,
 			  HOUR_NS },
+			/* The alarm clocks (TWHEEL_FEAT_ALARM), as root. */
+			{ TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM, UINT64_MAX, 0 },
+			{ TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM, UINT64_MAX, 0 },
+			{ 0, CLOCK_BOOTTIME_ALARM, HOUR_NS, UINT64_MAX },
+			{ TWHEEL_ARM_FIXED_DELAY, CLOCK_REALTIME_ALARM,
+			  HOUR_NS, 0 },
+			{ TWHEEL_ARM_CANCEL_ON_SET, CLOCK_REALTIME_ALARM,
+			  HOUR_NS, 0 },
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+			  CLOCK_BOOTTIME_ALARM, HOUR_NS, 0 },
+			{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+			  CLOCK_REALTIME_ALARM, INT64_MAX, HOUR_NS },
 		};
 
 		for (i = 0; i < TW_ARRAY_SIZE(bv); i++) {
-			memset(&arm, 0, sizeof(arm));
-			arm.size = sizeof(arm);
-			arm.flags = bv[i].flags;
-			arm.clockid = bv[i].clk;
-			arm.expires = bv[i].exp;
-			arm.period = bv[i].per;
+			fill_arm(&arm, bv[i].flags, bv[i].clk, bv[i].exp,
+				 bv[i].per);
 			snprintf(desc, sizeof(desc),
 				 "ARM flags %x clock %d expires %#llx period %#llx",
 				 bv[i].flags, bv[i].clk,
 				 (unsigned long long)bv[i].exp,
 				 (unsigned long long)bv[i].per);
 			BAD_IOCTL(fd, TWHEEL_IOC_ARM, &arm, EINVAL, desc);
-			memset(&mod, 0, sizeof(mod));
-			mod.size = sizeof(mod);
-			mod.flags = bv[i].flags;
-			mod.clockid = bv[i].clk;
-			mod.id = id;
-			mod.expires = bv[i].exp;
-			mod.period = bv[i].per;
+			fill_mod(&mod, id, bv[i].flags, bv[i].clk, bv[i].exp,
+				 bv[i].per);
 			snprintf(desc, sizeof(desc),
 				 "MODIFY flags %x clock %d expires %#llx period %#llx",
 				 bv[i].flags, bv[i].clk,
@@ -501,6 +533,92 @@ TEST(arm_bad_values)
 }
 
 /* An offline CPU: ENXIO. Needs CPU hotplug and root. */
+/*
+ * In a child as uid 1000, without CAP_WAKE_ALARM: the alarm clocks give
+ * EPERM for a valid ARM or MODIFY, as timerfd_create() does, and the EINVAL
+ * of a bad one before that; nothing changes. Returns 0 or the number of the
+ * first failed check (the harness's checks do not reach the parent).
+ */
+static int alarm_unprivileged(void)
+{
+	static const struct {
+		uint32_t flags; int clk; uint64_t exp, per; int err;
+	} v[] = {
+		{ 0, CLOCK_REALTIME_ALARM, HOUR_NS, 0, EPERM },
+		{ TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM, HOUR_NS, 0, EPERM },
+		{ TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET,
+		  CLOCK_REALTIME_ALARM, INT64_MAX, 0, EPERM },
+		{ 0, CLOCK_BOOTTIME_ALARM, HOUR_NS, HOUR_NS, EPERM },
+		{ TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM, HOUR_NS, 0, EPERM },
+		{ TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM, UINT64_MAX, 0, EINVAL },
+		{ TWHEEL_ARM_CANCEL_ON_SET, CLOCK_REALTIME_ALARM, HOUR_NS, 0,
+		  EINVAL },
+		{ TWHEEL_ARM_FIXED_DELAY, CLOCK_REALTIME_ALARM, HOUR_NS, 0,
+		  EINVAL },
+		{ 0x80000000U, CLOCK_BOOTTIME_ALARM, HOUR_NS, 0, EINVAL },
+	};
+	struct twheel_modify mod;
+	struct twheel_query q = { .size = sizeof(q) };
+	struct twheel_arm arm;
+	unsigned int i;
+	uint64_t id;
+	int fd = tw_open(0);
+
+	if (fd < 0)
+		return 1;
+	if (tw_arm(fd, 0, HOUR_NS, 0, 7, 0, &id))
+		return 2;
+	for (i = 0; i < TW_ARRAY_SIZE(v); i++) {
+		fill_arm(&arm, v[i].flags, v[i].clk, v[i].exp, v[i].per);
+		(*tried)++;
+		if (tw_ioctl(fd, TWHEEL_IOC_ARM, &arm) != -v[i].err)
+			return 10 + i;
+		fill_mod(&mod, id, v[i].flags, v[i].clk, v[i].exp, v[i].per);
+		(*tried)++;
+		if (tw_ioctl(fd, TWHEEL_IOC_MODIFY, &mod) != -v[i].err)
+			return 40 + i;
+	}
+	/* timerfd agrees. */
+	if (timerfd_create(CLOCK_REALTIME_ALARM, 0) >= 0 || errno != EPERM)
+		return 3;
+	if (timerfd_create(CLOCK_BOOTTIME_ALARM, 0) >= 0 || errno != EPERM)
+		return 4;
+	/* The one timer is as it was. */
+	q.id = id;
+	if (tw_ioctl(fd, TWHEEL_IOC_QUERY, &q) || q.state != TWHEEL_STATE_ARMED ||
+	    q.cookie != 7 || q.period)
+		return 5;
+	if (tw_pending(fd) != 1)
+		return 6;
+	close(fd);
+	return 0;
+}
+
+TEST(alarm_clocks_need_cap_wake_alarm)
+{
+	struct twheel_info info;
+	int status, fd = tw_open(0);
+	pid_t pid;
+
+	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_info(fd, &info));
+	close(fd);
+	if (!(info.features & TWHEEL_FEAT_ALARM))
+		SKIP(return, "no TWHEEL_FEAT_ALARM");
+	if (geteuid())
+		SKIP(return, "not root: cannot become uid 1000");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
+			_exit(100);
+		_exit(alarm_unprivileged());
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST(arm_offline_cpu)
 {
 	unsigned int ncpu = get_nprocs_conf();

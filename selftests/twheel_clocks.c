@@ -28,8 +28,8 @@
  *
  * Steps are small and undone by the fixture's teardown (the wall clock
  * loses no time). Needs root (CAP_SYS_TIME, CAP_SYS_ADMIN for the time
- * namespace); skips otherwise. Suspend and the _ALARM clocks are not
- * exercised here.
+ * namespace); skips otherwise. The _ALARM clocks and suspend are in
+ * twheel_alarm.c.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -37,98 +37,12 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
-#include "twheel_hard.h"
+#include "twheel_clk.h"
 #include "kselftest_harness.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080
 #endif
-
-#define MS		1000000ULL
-#define SEC		1000000000ULL
-/* Lateness allowed on a slow, loaded TCG guest (as twheel_test.c). */
-#define LATE_MAX	(2 * SEC)
-
-static uint64_t clk_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
-}
-
-/* Move CLOCK_REALTIME by @delta ns: 0 or -errno. */
-static int step_realtime(int64_t delta)
-{
-	uint64_t t = clk_ns(CLOCK_REALTIME) + delta;
-	struct timespec ts = { .tv_sec = t / SEC, .tv_nsec = t % SEC };
-
-	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
-}
-
-static int tw_arm_clk(int fd, uint32_t flags, clockid_t clk, uint64_t expires,
-		      uint64_t cookie, uint64_t *id)
-{
-	struct twheel_arm a = {
-		.size = sizeof(a), .flags = flags, .clockid = clk,
-		.expires = expires, .cookie = cookie,
-	};
-	long r = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
-
-	if (!r)
-		*id = a.id;
-	return r;
-}
-
-/* A non-blocking timerfd on @clk armed at the absolute @deadline. */
-static int tfd_abs(clockid_t clk, uint64_t deadline, int flags)
-{
-	struct itimerspec its = {
-		.it_value = { .tv_sec = deadline / SEC,
-			      .tv_nsec = deadline % SEC },
-	};
-	int fd = timerfd_create(clk, TFD_NONBLOCK | TFD_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | flags, &its, NULL)) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
-}
-
-/* Wait up to @ms for @fd to be readable: 1 if it is, 0 if not. */
-static int wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
-
-	do {
-		r = poll(&p, 1, ms);
-	} while (r < 0 && errno == EINTR);
-	return r > 0;
-}
-
-/* Read one twheel event without blocking: 1, 0 (none) or -errno. */
-static int tw_read1(int fd, struct twheel_event *ev)
-{
-	ssize_t n = read(fd, ev, sizeof(*ev));
-
-	if (n < 0)
-		return errno == EAGAIN ? 0 : -errno;
-	return n == sizeof(*ev);
-}
-
-/* A timerfd's read(): expirations, 0 (none), or -errno (ECANCELED). */
-static int64_t tfd_read(int fd)
-{
-	uint64_t n;
-
-	if (read(fd, &n, sizeof(n)) != sizeof(n))
-		return errno == EAGAIN ? 0 : -errno;
-	return n;
-}
 
 FIXTURE(clk) {
 	int fd;
@@ -422,22 +336,6 @@ TEST_F(clk, boottime_relative)
 	EXPECT_LE(ev.expired, clk_ns(CLOCK_BOOTTIME));
 }
 
-/* A counter of TW_DBG/stats, or -1. */
-static long long dbg_stat(const char *key)
-{
-	char line[256], k[64];
-	long long v, r = -1;
-	FILE *f = fopen(TW_DBG "/stats", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
-			r = v;
-	fclose(f);
-	return r;
-}
-
 /* Wait (up to 10 s) until no clock step is being followed any more. */
 static long long steps_settled(void)
 {
@@ -490,7 +388,7 @@ TEST_F(clk, step_rearms_clock_bound)
 
 	steps0 = steps_settled();
 	reb0 = dbg_stat("clock_rebound");
-	tw_write_file(TW_DBG "/stats", "0");	/* resets the maxima */
+	tw_write_file(TW_DBG "/stats", "reset_max");
 	STEP(SEC);
 	for (w = 0; w < 200; w++) {
 		reb = dbg_stat("clock_rebound") - reb0;

@@ -305,7 +305,7 @@ TEST(bad_entries)
 {
 	struct twheel_ring_params p;
 	struct twheel_batch b;
-	struct twheel_sqe q[15];
+	struct twheel_sqe q[16];
 	unsigned int i;
 	uint32_t done;
 	int fd;
@@ -314,7 +314,7 @@ TEST(bad_entries)
 	if (fd < 0)
 		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_ring_setup_only(fd, 10, 16, &p));
-	for (i = 0; i < 15; i++)
+	for (i = 0; i < 16; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, 1, 0, 10 * SEC, 0, i);
 	q[0].slot = 10;				/* EBADSLT */
 	q[1].slot = UINT32_MAX;			/* EBADSLT */
@@ -335,8 +335,10 @@ TEST(bad_entries)
 	/* EINVAL: cancel-on-set is for TWHEEL_IOC_ARM / MODIFY timers only. */
 	q[14].flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CANCEL_ON_SET;
 	q[14].clockid = CLOCK_REALTIME;
-	EXPECT_EQ(3, tw_submit(fd, q, 15, &done));
-	EXPECT_EQ(15U, done);
+	/* EINVAL: the alarm clocks, likewise (even with CAP_WAKE_ALARM). */
+	q[15].clockid = 9;			/* CLOCK_BOOTTIME_ALARM */
+	EXPECT_EQ(3, tw_submit(fd, q, 16, &done));
+	EXPECT_EQ(16U, done);
 	EXPECT_EQ(-EBADSLT, q[0].result);
 	EXPECT_EQ(-EBADSLT, q[1].result);
 	for (i = 2; i <= 8; i++)
@@ -348,6 +350,7 @@ TEST(bad_entries)
 	EXPECT_EQ(0, q[12].result);
 	EXPECT_EQ(1, q[13].result);
 	EXPECT_EQ(-EINVAL, q[14].result);
+	EXPECT_EQ(-EINVAL, q[15].result);
 	/* Slot 1 was never armed: every entry for it failed. */
 	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
 

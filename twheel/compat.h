@@ -73,4 +73,33 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 #define TWHEEL_WQ_PERCPU	0
 #endif
 
+/*
+ * alarm_start_timer() (7.x) replaces alarm_start(), and an alarm's callback
+ * returns nothing instead of enum alarmtimer_restart. compat.mk probes for
+ * it. twheel_alarm_nop(): a callback that does nothing and does not restart.
+ */
+#include <linux/alarmtimer.h>
+#ifdef TWHEEL_HAVE_ALARM_START_TIMER
+static inline void twheel_alarm_nop(struct alarm *alarm, ktime_t now)
+{
+}
+
+static inline void twheel_alarm_start(struct alarm *alarm, ktime_t expires)
+{
+	/* false if already expired: then it is not queued, nothing to do. */
+	alarm_start_timer(alarm, expires, false);
+}
+#else
+static inline enum alarmtimer_restart
+twheel_alarm_nop(struct alarm *alarm, ktime_t now)
+{
+	return ALARMTIMER_NORESTART;
+}
+
+static inline void twheel_alarm_start(struct alarm *alarm, ktime_t expires)
+{
+	alarm_start(alarm, expires);
+}
+#endif
+
 #endif /* _TWHEEL_COMPAT_H */

@@ -10,7 +10,8 @@
  * with dev_read.c in dev_utimer.h), dev_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
- * the caps on timers and their module parameters, dev_clock.c the clocks
+ * the caps on timers and their module parameters, dev_wake.c the wake-ups
+ * from suspend for alarm timers (see "Alarms"), dev_clock.c the clocks
  * and time namespaces. Each file uses only those after it in this list.
  *
  * Locking
@@ -52,6 +53,25 @@
  * Cancel-on-set timers keep the CLOCK_REALTIME offset they were armed with
  * in @expired (unused while armed) and end with a canceled event when it
  * changed. Lock order: twheel_step_mutex -> file lock -> base lock.
+ *
+ * Alarms
+ * ------
+ * A timer armed on CLOCK_REALTIME_ALARM (relative or absolute, as for
+ * timerfd) is a CLOCK_REALTIME timer, one on CLOCK_BOOTTIME_ALARM a
+ * CLOCK_BOOTTIME one, with @alarm set: everything above applies, and while
+ * armed and not queued it is linked on @file->alarms instead of
+ * @file->clocked. A clock step walks both lists. In addition, suspend
+ * must end by its deadline: dev_wake.c keeps one struct alarm per alarm
+ * clock for the module (two in all, whatever the number of timers), never
+ * later than the earliest armed alarm timer. An arm updates it in O(1), and
+ * only if it makes it earlier; cancels, modifies and expiries do not
+ * touch it (it may be early: a spurious wake, harmless). At
+ * PM_SUSPEND_PREPARE dev_step.c walks the @alarms lists of the files
+ * (O(armed alarm timers), each file's under its lock in one hold) and sets
+ * the struct alarms exactly; after the wake, resume is a step of
+ * CLOCK_BOOTTIME and CLOCK_REALTIME, which fires what is due. Lock order:
+ * twheel_step_mutex -> file lock -> twheel_wake_lock -> alarmtimer base
+ * lock. Alarm clocks need CAP_WAKE_ALARM, as for timerfd.
  */
 #ifndef _TWHEEL_DEV_FILE_H
 #define _TWHEEL_DEV_FILE_H
@@ -73,8 +93,8 @@ struct twheel_query;
 struct twheel_table;
 struct twheel_user;
 
-/* Ids are stored in 56 bits of struct twheel_utimer and index an xarray. */
-#define TWHEEL_ID_BITS		56
+/* Ids are stored in 55 bits of struct twheel_utimer and index an xarray. */
+#define TWHEEL_ID_BITS		55
 #define TWHEEL_ID_MAX		min_t(u64, (1ULL << TWHEEL_ID_BITS) - 1, \
 				      ULONG_MAX)
 
@@ -102,7 +122,9 @@ struct twheel_user;
  *		TWHEEL_IOC_RING_SETUP (set once, then constant)
  * @user:	the opener's count against max_timers_per_user (dev_caps.c);
  *		constant
- * @clocked:	clock-bound timers armed and not queued (see "Clocks")
+ * @clocked:	clock-bound timers armed and not queued (see "Clocks"),
+ *		but alarm timers
+ * @alarms:	alarm timers armed and not queued (see "Alarms")
  * @step_link:	link in dev_step.c's list of files with clock-bound
  *		timers, under twheel_step_mutex
  * @stepped:	on that list (set once, under twheel_step_mutex)
@@ -117,6 +139,7 @@ struct twheel_file {
 	struct twheel_table	*table;
 	struct twheel_user	*user;
 	struct list_head	clocked;
+	struct list_head	alarms;
 	struct list_head	step_link;
 	bool			stepped;
 };
@@ -126,7 +149,7 @@ struct twheel_file {
  * @timer:	the in-kernel timer (always one-shot, see @mode)
  * @file:	the file holding it
  * @link:	link in @file->ready while @queued, else in @file->clocked
- *		while a clock-bound timer is armed
+ *		(@file->alarms if @alarm) while a clock-bound timer is armed
  * @cookie:	user cookie, echoed in events
  * @deadline:	the deadline the kernel timer is (or was last) armed for,
  *		ns on @clock (host time); the deadline of the queued event,
@@ -142,6 +165,7 @@ struct twheel_file {
  * @clock:	enum twheel_uclock
  * @cos:	TWHEEL_ARM_CANCEL_ON_SET
  * @canceled:	the queued event is a TWHEEL_EVENT_CANCELED one
+ * @alarm:	armed on an alarm clock: wakes the system (see "Alarms")
  *
  * All but @timer, @file, @id and @cookie change under @file->lock only.
  */
@@ -160,6 +184,7 @@ struct twheel_utimer {
 	u64			clock:2;
 	u64			cos:1;
 	u64			canceled:1;
+	u64			alarm:1;
 };
 
 /* The clock of a timer of the ioctl ABI (see "Clocks"). */
@@ -179,6 +204,7 @@ struct twheel_req {
 	int		cpu;		/* TWHEEL_CPU_ANY or a CPU */
 	u8		clock;		/* enum twheel_uclock */
 	bool		cos;		/* TWHEEL_ARM_CANCEL_ON_SET */
+	bool		alarm;		/* CLOCK_*_ALARM */
 };
 
 /* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
@@ -205,6 +231,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 
 /* dev_timer.c */
 unsigned long twheel_file_clock_step(struct twheel_file *f);
+unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min);
 void twheel_utimer_free(struct twheel_utimer *ut);
 int twheel_dev_timers_init(void);
 void twheel_dev_timers_exit(void);
@@ -218,8 +245,22 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 
 /* dev_req.c */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
-		    u64 *now, struct twheel_req *req);
+		    u64 *now, struct twheel_req *req, bool alarm_ok);
 int twheel_check_cpu(u32 cpu);
+
+/* dev_wake.c: one wake-up per alarm clock, CLOCK_BOOTTIME's and REALTIME's */
+#define TWHEEL_WAKE_CLOCKS	2
+
+static inline unsigned int twheel_wake_index(unsigned int clock)
+{
+	return clock == TWHEEL_UCLK_REAL;
+}
+
+void twheel_wake_note(unsigned int clock, u64 own);
+void twheel_wake_walk_begin(void);
+void twheel_wake_set(const u64 *min);
+void twheel_wake_init(void);
+void twheel_wake_exit(void);
 
 /* dev_clock.c */
 u64 twheel_uclock_now(unsigned int clock);

@@ -49,7 +49,7 @@ static int twheel_arm_entry(struct twheel_file *f, struct twheel_arm *a)
 	if ((a->flags & ~TWHEEL_ARM_FLAGS) || a->__reserved)
 		return -EINVAL;
 	ret = twheel_make_req(a->flags, a->clockid, a->expires, a->period,
-			      &now, &req);
+			      &now, &req, true);
 	if (ret)
 		return ret;
 	req.cookie = a->cookie;
@@ -223,7 +223,7 @@ static long twheel_ioctl_modify(struct twheel_file *f,
 			 TWHEEL_ARM_CANCEL_ON_SET)) || m.__reserved)
 		return -EINVAL;
 	ret = twheel_make_req(m.flags, m.clockid, m.expires, m.period, &now,
-			      &req);
+			      &req, true);
 	if (ret)
 		return ret;
 	if (req.clock != TWHEEL_UCLK_MONO)
@@ -284,7 +284,7 @@ static long twheel_ioctl_info(struct twheel_file *f,
 		.event_size	= sizeof(struct twheel_event),
 		.nr_cpus	= nr_cpu_ids,
 		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP |
-				  TWHEEL_FEAT_CLOCKS,
+				  TWHEEL_FEAT_CLOCKS | TWHEEL_FEAT_ALARM,
 		.max_per_user	= twheel_dev_max_per_user(),
 	};
 	if (copy_to_user(ui, &info, min_t(size_t, usize, sizeof(info))))

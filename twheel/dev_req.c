@@ -17,7 +17,10 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 
-/* The clock a timer armed with @flags on @clockid keeps ("Clocks"). */
+/*
+ * The clock a timer armed with @flags on @clockid (not an alarm clock) keeps
+ * ("Clocks").
+ */
 static u8 twheel_req_clock(u32 flags, s32 clockid)
 {
 	if (clockid == CLOCK_BOOTTIME)
@@ -27,11 +30,31 @@ static u8 twheel_req_clock(u32 flags, s32 clockid)
 	return TWHEEL_UCLK_MONO;
 }
 
+/*
+ * An alarm clock is its base clock plus waking from suspend ("Alarms"); its
+ * relative deadlines, too, are on that clock (an alarmtimer is absolute).
+ */
+static bool twheel_req_alarm(s32 *clockid)
+{
+	switch (*clockid) {
+	case CLOCK_REALTIME_ALARM:
+		*clockid = CLOCK_REALTIME;
+		break;
+	case CLOCK_BOOTTIME_ALARM:
+		*clockid = CLOCK_BOOTTIME;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 /**
  * twheel_make_req() - check and convert the common part of an arm or modify
  * @flags:	TWHEEL_ARM_ABS, TWHEEL_ARM_FIXED_DELAY,
  *		TWHEEL_ARM_CANCEL_ON_SET (others are the caller's business)
- * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
+ * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, or with
+ *		@alarm_ok CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
  * @expires:	deadline, relative or absolute (absolute in the caller's
  *		time namespace)
  * @period:	period in ns, 0 for one-shot
@@ -42,13 +65,16 @@ static u8 twheel_req_clock(u32 flags, s32 clockid)
  *		@req->clock are the deadline on the timer's own clock (host
  *		time), @req->deadline its CLOCK_MONOTONIC conversion of now
  *		(what a ring timer is armed with)
+ * @alarm_ok:	the alarm clocks are allowed
  *
- * Context: process context of the caller (its time namespace).
- * Return: 0 or -EINVAL.
+ * Context: process context of the caller (its time namespace, capabilities).
+ * Return: 0, -EINVAL, or -EPERM (an alarm clock without CAP_WAKE_ALARM,
+ * checked last, as timerfd does).
  */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
-		    u64 *now, struct twheel_req *req)
+		    u64 *now, struct twheel_req *req, bool alarm_ok)
 {
+	req->alarm = alarm_ok && twheel_req_alarm(&clockid);
 	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME &&
 	    clockid != CLOCK_REALTIME)
 		return -EINVAL;
@@ -57,10 +83,15 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		return -EINVAL;
 	if ((flags & TWHEEL_ARM_FIXED_DELAY) && !period)
 		return -EINVAL;
-	req->clock = twheel_req_clock(flags, clockid);
+	req->clock = twheel_req_clock(flags | (req->alarm ? TWHEEL_ARM_ABS : 0),
+				      clockid);
 	req->cos = flags & TWHEEL_ARM_CANCEL_ON_SET;
-	/* TFD_TIMER_CANCEL_ON_SET: absolute CLOCK_REALTIME; one-shot here. */
-	if (req->cos && (req->clock != TWHEEL_UCLK_REAL || period))
+	/*
+	 * TFD_TIMER_CANCEL_ON_SET: absolute CLOCK_REALTIME(_ALARM); one-shot
+	 * here.
+	 */
+	if (req->cos && (req->clock != TWHEEL_UCLK_REAL ||
+			 !(flags & TWHEEL_ARM_ABS) || period))
 		return -EINVAL;
 
 	if (flags & TWHEEL_ARM_ABS) {
@@ -87,6 +118,9 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		req->mode = TWHEEL_MODE_FIXED_RATE;
 	req->cookie = 0;
 	req->cpu = TWHEEL_CPU_ANY;
+	/* As timerfd_create() and timerfd_settime(). */
+	if (req->alarm && !capable(CAP_WAKE_ALARM))
+		return -EPERM;
 	return 0;
 }
 

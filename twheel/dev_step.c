@@ -13,11 +13,17 @@
  * work compares the offsets with the last ones it saw (a suspend that did
  * not change them, or the notifier's registration, costs a comparison) and
  * walks the files that ever had a clock-bound timer.
+ *
+ * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked
+ * and the wake-ups of dev_wake.c set at the earliest of them (dev_file.h,
+ * "Alarms"); before tasks are frozen, so in process context, and cost
+ * O(armed alarm timers) once per suspend (debugfs wake_walk_max_us).
  */
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
+#include <linux/suspend.h>
 #include <linux/pvclock_gtod.h>
 #include <linux/workqueue.h>
 
@@ -77,6 +83,42 @@ static struct notifier_block twheel_step_nb = {
 	.notifier_call = twheel_step_notify,
 };
 
+/* Put the wake-ups of the alarm clocks at the earliest alarm timers. */
+static void twheel_step_wake_walk(void)
+{
+	u64 min[TWHEEL_WAKE_CLOCKS] = { KTIME_MAX, KTIME_MAX };
+	struct twheel_file *f;
+	unsigned long n = 0;
+	u64 t0;
+
+	mutex_lock(&twheel_step_mutex);
+	t0 = ktime_get_ns();
+	twheel_wake_walk_begin();
+	list_for_each_entry(f, &twheel_step_files, step_link) {
+		n += twheel_file_alarm_min(f, min);
+		cond_resched();
+	}
+	twheel_wake_set(min);
+	twheel_stat_max(raw_cpu_ptr(&twheel_stats.wake_walk_max_ns),
+			ktime_get_ns() - t0);
+	twheel_stat_add(wake_walked, n);
+	twheel_stat_inc(wake_walks);
+	mutex_unlock(&twheel_step_mutex);
+}
+
+/* Process context, before the freezer. */
+static int twheel_step_pm_notify(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	if (action == PM_SUSPEND_PREPARE)
+		twheel_step_wake_walk();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block twheel_step_pm_nb = {
+	.notifier_call = twheel_step_pm_notify,
+};
+
 /**
  * twheel_step_add_file() - let clock steps find @f's clock-bound timers
  * @f:	a file about to arm a clock-bound timer
@@ -113,20 +155,29 @@ void twheel_step_del_file(struct twheel_file *f)
 }
 
 /**
- * twheel_step_init() - start following clock steps
+ * twheel_step_init() - start following clock steps and suspends
  *
- * Return: 0 or the notifier registration's error.
+ * Return: 0 or a notifier registration's error.
  */
 int twheel_step_init(void)
 {
+	int ret;
+
 	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
-	return pvclock_gtod_register_notifier(&twheel_step_nb);
+	twheel_wake_init();
+	ret = register_pm_notifier(&twheel_step_pm_nb);
+	if (ret)
+		return ret;
+	ret = pvclock_gtod_register_notifier(&twheel_step_nb);
+	if (ret)
+		unregister_pm_notifier(&twheel_step_pm_nb);
+	return ret;
 }
 
 /**
- * twheel_step_exit() - stop following clock steps
+ * twheel_step_exit() - stop following clock steps and suspends
  *
  * No file may be open.
  */
@@ -135,4 +186,6 @@ void twheel_step_exit(void)
 	pvclock_gtod_unregister_notifier(&twheel_step_nb);
 	irq_work_sync(&twheel_step_irq_work);
 	cancel_work_sync(&twheel_step_work);
+	unregister_pm_notifier(&twheel_step_pm_nb);
+	twheel_wake_exit();
 }

@@ -228,7 +228,7 @@ static int tw_sqe_parse(struct twheel_table *tb, const struct twheel_sqe *q,
 		if (q->flags & ~allowed)
 			return -EINVAL;
 		ret = twheel_make_req(q->flags, q->clockid, q->expires,
-				      q->period, now, &req);
+				      q->period, now, &req, false);
 		if (ret)
 			return ret;
 		e->cpu = TWHEEL_CPU_ANY;

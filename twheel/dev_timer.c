@@ -110,6 +110,7 @@ void twheel_file_init(struct twheel_file *f)
 	INIT_LIST_HEAD(&f->ready);
 	init_waitqueue_head(&f->wq);
 	INIT_LIST_HEAD(&f->clocked);
+	INIT_LIST_HEAD(&f->alarms);
 	INIT_LIST_HEAD(&f->step_link);
 	atomic_long_set(&f->nr, 0);
 	atomic64_set(&f->next_id, 0);
@@ -284,13 +285,14 @@ unsigned long twheel_file_clock_step(struct twheel_file *f)
 
 	spin_lock(&f->lock);
 	list_splice_init(&f->clocked, &todo);
+	list_splice_init(&f->alarms, &todo);
 	while (!list_empty(&todo)) {
 		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
 			ut = list_first_entry(&todo, struct twheel_utimer, link);
 			done++;
 			if (twheel_utimer_was_set(f, ut))
 				continue;
-			list_move_tail(&ut->link, &f->clocked);
+			list_move_tail(&ut->link, twheel_utimer_list(f, ut));
 			twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
 		}
 		spin_unlock(&f->lock);
@@ -299,6 +301,33 @@ unsigned long twheel_file_clock_step(struct twheel_file *f)
 	}
 	spin_unlock(&f->lock);
 	return done;
+}
+
+/**
+ * twheel_file_alarm_min() - the earliest armed alarm timers of a file
+ * @f:		a file that had clock-bound timers
+ * @min:	in/out, per alarm clock (twheel_wake_index()): lowered to the
+ *		deadline of @f's earliest armed alarm timer on that clock
+ *
+ * One hold of the file lock, O(armed alarm timers of @f).
+ *
+ * Context: process context (dev_step.c, before suspend).
+ * Return: the number of alarm timers walked.
+ */
+unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
+{
+	struct twheel_utimer *ut;
+	unsigned long n = 0;
+	unsigned int i;
+
+	spin_lock(&f->lock);
+	list_for_each_entry(ut, &f->alarms, link) {
+		i = twheel_wake_index(ut->clock);
+		min[i] = min(min[i], ut->deadline);
+		n++;
+	}
+	spin_unlock(&f->lock);
+	return n;
 }
 
 /**

@@ -80,6 +80,7 @@ static inline void twheel_utimer_set_mode(struct twheel_utimer *ut,
 	ut->mode = req->mode;
 	ut->clock = req->clock;
 	ut->cos = req->cos;
+	ut->alarm = req->alarm;
 }
 
 /* @ut's deadline converted to the wheel's clock, now ("Clocks"). */
@@ -88,17 +89,28 @@ static inline u64 twheel_utimer_mono(const struct twheel_utimer *ut)
 	return twheel_uclock_to_mono(ut->clock, ut->deadline);
 }
 
+/* The list of armed timers @ut goes on while armed ("Clocks", "Alarms"). */
+static inline struct list_head *twheel_utimer_list(struct twheel_file *f,
+						   const struct twheel_utimer *ut)
+{
+	return ut->alarm ? &f->alarms : &f->clocked;
+}
+
 /*
  * @ut was just armed in the wheel (file lock held): a clock-bound timer goes
- * on the clocked list for clock steps to find.
+ * on the clocked list for clock steps to find, an alarm timer on the alarm
+ * list and it moves the wake-up from suspend earlier if it needs to.
  */
 static inline void twheel_utimer_bind(struct twheel_file *f,
 				      struct twheel_utimer *ut)
 {
-	if (ut->clock == TWHEEL_UCLK_MONO)
+	if (ut->clock == TWHEEL_UCLK_MONO) {
 		list_del_init(&ut->link);
-	else
-		list_move_tail(&ut->link, &f->clocked);
+		return;
+	}
+	list_move_tail(&ut->link, twheel_utimer_list(f, ut));
+	if (ut->alarm)
+		twheel_wake_note(ut->clock, ut->deadline);
 }
 
 /* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */

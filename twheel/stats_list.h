@@ -56,6 +56,9 @@ TWHEEL_STAT_MAX(pass_max, 0, "longest bounded pass, base lock held, interrupts o
 TWHEEL_STAT_CNT(clock_steps, 0, "clock steps followed by /dev/twheel")
 TWHEEL_STAT_CNT(clock_rebound, 0, "clock-bound timers those steps re-armed or cancelled")
 TWHEEL_STAT_MAX(clock_step_max, 0, "longest walk of one clock step over its timers (us)")
+TWHEEL_STAT_CNT(wake_walks, 0, "walks of the alarm timers before a suspend")
+TWHEEL_STAT_CNT(wake_walked, 0, "alarm timers those walks went over")
+TWHEEL_STAT_MAX(wake_walk_max, 0, "longest walk of the alarm timers before a suspend (us)")
 TWHEEL_STAT_BASE(max_cascades, 1, "most cascades of a single timer")
 
 #undef TWHEEL_STAT_CNT

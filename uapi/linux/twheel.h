@@ -37,8 +37,23 @@
  * arm time (a later clock_settime() or suspend does not move them), and every
  * time reported back is CLOCK_MONOTONIC; ring deadlines are reported as host
  * CLOCK_MONOTONIC even in a time namespace (absolute ones are still read in
- * the caller's namespace). CLOCK_REALTIME_ALARM and CLOCK_BOOTTIME_ALARM
- * are not supported (EINVAL).
+ * the caller's namespace).
+ *
+ * Alarm clocks: with TWHEEL_FEAT_ALARM, TWHEEL_IOC_ARM and TWHEEL_IOC_MODIFY
+ * also take CLOCK_REALTIME_ALARM and CLOCK_BOOTTIME_ALARM, as a timerfd
+ * does: the caller needs CAP_WAKE_ALARM (EPERM otherwise, checked after
+ * the EINVALs of the flags, clock and times). Such a timer is a
+ * CLOCK_REALTIME one (relative deadlines included: they count from the
+ * current CLOCK_REALTIME and follow its steps, as an alarmtimer's do) or a
+ * CLOCK_BOOTTIME one, and in addition it wakes the system from suspend by
+ * its deadline, through the RTC the kernel's alarmtimer uses. Without such
+ * an RTC (no CONFIG_RTC_CLASS, no RTC able to wake) the timer is accepted
+ * and fires as its base clock's but cannot end a suspend, as for timerfd.
+ * A wake may come early (by an alarm timer cancelled or modified just
+ * before the suspend), never late.
+ * Times reported back are on the base clock. Without
+ * TWHEEL_FEAT_ALARM, and always in TWHEEL_IOC_SUBMIT, the alarm clocks are
+ * EINVAL.
  *
  * Extensibility: every ioctl structure starts with its size, which userspace
  * sets to sizeof() of the structure it was built with. The size of an older
@@ -91,7 +106,8 @@
  * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME; must be
  *		one of the three even when unused (0 is CLOCK_REALTIME, so a
  *		zeroed structure is valid); see "Clocks" above for which
- *		clock a timer ends up on
+ *		clock a timer ends up on. With TWHEEL_FEAT_ALARM also
+ *		CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM ("Alarm clocks")
  * @cpu:	CPU whose wheel holds the timer, with TWHEEL_ARM_CPU;
  *		otherwise the CPU the caller runs on
  * @expires:	first deadline in ns, relative or absolute; a deadline in the
@@ -111,8 +127,8 @@
  * below the number of possible CPUs), ENXIO (cpu offline), EPERM (cpu not
  * among the CPUs the caller may run on, its affinity and cpuset; or
  * isolated from kernel timers by nohz_full= or isolcpus=, unless the caller
- * has CAP_SYS_NICE), ENOSPC (per-file, per-user or global cap on pending
- * timers reached), ENOMEM.
+ * has CAP_SYS_NICE; or an alarm clock without CAP_WAKE_ALARM), ENOSPC
+ * (per-file, per-user or global cap on pending timers reached), ENOMEM.
  */
 struct twheel_arm {
 	__u32	size;
@@ -259,6 +275,8 @@ struct twheel_query {
  * TWHEEL_ARM_CANCEL_ON_SET / TWHEEL_EVENT_CANCELED: see "Clocks" above.
  */
 #define TWHEEL_FEAT_CLOCKS	0x4ULL
+/* CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM: see "Alarm clocks" above */
+#define TWHEEL_FEAT_ALARM	0x8ULL
 
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel alarm clocks (TWHEEL_FEAT_ALARM) and suspend, differential against
+ * timerfd in the same guest: the same deadlines go to /dev/twheel and to
+ * timerfds, and both must give the same outcome.
+ *
+ *   alarm_clocks_fire		a relative CLOCK_REALTIME_ALARM and an absolute
+ *				CLOCK_BOOTTIME_ALARM timer fire at their
+ *				deadlines, times reported on the base clocks
+ *   alarm_follows_step		a relative and an absolute REALTIME_ALARM timer
+ *				20 s ahead, then CLOCK_REALTIME +30 s: both
+ *				fire at once; a relative CLOCK_REALTIME one (a
+ *				MONOTONIC timer) does not
+ *   suspend_rtc		suspend to RAM woken by the RTC's wakealarm: a BOOTTIME
+ *				timer that came due during the suspend fires on
+ *				resume, a MONOTONIC one later, by the suspend's
+ *				length
+ *   suspend_alarm_wakes	suspend to RAM with only a far RTC backstop: a timerfd
+ *				CLOCK_BOOTTIME_ALARM, then a twheel one, must
+ *				end the suspend at their deadlines and fire; a
+ *				cancelled earlier twheel alarm must not wake
+ *				the guest (the walk before suspend)
+ *
+ * Root only (CAP_WAKE_ALARM, CAP_SYS_TIME, /sys/power). The suspend tests
+ * skip, saying why, where the guest cannot suspend to RAM, has no RTC wake
+ * alarm, does not wake from it, or timekeeping did not count the suspend:
+ * nothing could be compared then. EPERM without CAP_WAKE_ALARM is in
+ * twheel_badinput.c.
+ */
+#define _GNU_SOURCE
+#include <sys/timerfd.h>
+
+#include "twheel_clk.h"
+#include "kselftest_harness.h"
+
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
+
+#define PM_STATE	"/sys/power/state"
+#define PM_MEM_SLEEP	"/sys/power/mem_sleep"
+#define RTC_WAKE	"/sys/class/rtc/rtc0/wakealarm"
+/* A suspend ended by the RTC backstop rather than an alarm lasts this long. */
+#define BACKSTOP_S	15
+
+static const char *suspend_skip(void);
+
+/*
+ * Open the device (*@fd) and check what every test needs, and a suspend
+ * if @suspend: why not, or NULL.
+ */
+static const char *alarm_skip(int *fd, bool suspend)
+{
+	struct twheel_info info;
+
+	*fd = tw_open(O_NONBLOCK);
+	if (*fd < 0)
+		return "cannot open " TW_DEV;
+	if (tw_info(*fd, &info) || !(info.features & TWHEEL_FEAT_ALARM))
+		return "no TWHEEL_FEAT_ALARM";
+	if (geteuid())
+		return "not root";
+	return suspend ? suspend_skip() : NULL;
+}
+
+TEST(alarm_clocks_fire)
+{
+	uint64_t b0 = clk_ns(CLOCK_BOOTTIME), db = b0 + 400 * MS, r0, id_r, id_b;
+	struct twheel_event ev[2];
+	struct twheel_query q;
+	int fd, tr, tb, i, n = 0;
+	const char *why;
+
+	why = alarm_skip(&fd, false);
+	if (why)
+		SKIP(return, "%s", why);
+	r0 = clk_ns(CLOCK_REALTIME);
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_REALTIME_ALARM, 300 * MS, 1,
+				&id_r));
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM, db,
+				2, &id_b));
+	tr = tfd_arm(CLOCK_REALTIME_ALARM, 300 * MS, 0);
+	ASSERT_LE(0, tr);
+	tb = tfd_abs(CLOCK_BOOTTIME_ALARM, db, 0);
+	ASSERT_LE(0, tb);
+	/* QUERY: deadlines on the base clocks. */
+	ASSERT_EQ(0, tw_query(fd, id_b, &q));
+	EXPECT_EQ(db, q.deadline);
+	ASSERT_EQ(0, tw_query(fd, id_r, &q));
+	EXPECT_LE(r0 + 300 * MS, q.deadline);
+	EXPECT_GE(clk_ns(CLOCK_REALTIME) + 300 * MS, q.deadline);
+
+	while (n < 2) {
+		ASSERT_EQ(1, wait_readable(fd, 10000));
+		ASSERT_EQ(1, tw_read1(fd, &ev[n]));
+		n++;
+	}
+	for (i = 0; i < 2; i++) {
+		clockid_t clk = ev[i].cookie == 1 ? CLOCK_REALTIME :
+						    CLOCK_BOOTTIME;
+
+		EXPECT_EQ(ev[i].cookie == 1 ? id_r : id_b, ev[i].id);
+		EXPECT_LE(ev[i].deadline, ev[i].expired);
+		EXPECT_LE(ev[i].expired, clk_ns(clk));
+		EXPECT_LT(ev[i].expired - ev[i].deadline, LATE_MAX);
+		EXPECT_EQ(0, ev[i].flags);
+	}
+	EXPECT_EQ(db, ev[0].cookie == 2 ? ev[0].deadline : ev[1].deadline);
+	/* The timerfds on the same clocks fire too. */
+	ASSERT_EQ(1, wait_readable(tr, 10000));
+	ASSERT_EQ(1, wait_readable(tb, 10000));
+	EXPECT_EQ(1, tfd_read(tr));
+	EXPECT_EQ(1, tfd_read(tb));
+	close(tr);
+	close(tb);
+	close(fd);
+}
+
+TEST(alarm_follows_step)
+{
+	uint64_t d, id_abs, id_rel, id_plain, t_step, t_done;
+	struct twheel_event ev[3];
+	int fd, ta, tr, tp, n = 0, ok_a, ok_r, plain_fired, i;
+	const char *why;
+
+	why = alarm_skip(&fd, false);
+	if (why)
+		SKIP(return, "%s", why);
+	d = clk_ns(CLOCK_REALTIME) + 20 * SEC;
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM, d,
+				1, &id_abs));
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_REALTIME_ALARM, 20 * SEC, 2,
+				&id_rel));
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_REALTIME, 20 * SEC, 3,
+				&id_plain));
+	ta = tfd_abs(CLOCK_REALTIME_ALARM, d, 0);
+	tr = tfd_arm(CLOCK_REALTIME_ALARM, 20 * SEC, 0);
+	tp = tfd_arm(CLOCK_REALTIME, 20 * SEC, 0);
+	ASSERT_LE(0, ta);
+	ASSERT_LE(0, tr);
+	ASSERT_LE(0, tp);
+
+	t_step = tw_now();
+	ASSERT_EQ(0, step_realtime(30 * SEC));
+	/* No ASSERT until the clock is set back. */
+	while (n < 2 && wait_readable(fd, 10000) && tw_read1(fd, &ev[n]) == 1)
+		n++;
+	ok_a = wait_readable(ta, 10000);
+	ok_r = wait_readable(tr, 10000);
+	t_done = tw_now();
+	plain_fired = wait_readable(tp, 0) + tw_read1(fd, &ev[2]);
+	EXPECT_EQ(0, step_realtime(-30 * (int64_t)SEC));
+
+	EXPECT_EQ(2, n);
+	EXPECT_TRUE(ok_a);
+	EXPECT_TRUE(ok_r);
+	EXPECT_EQ(0, plain_fired);
+	EXPECT_LT(t_done - t_step, LATE_MAX);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, ev[i].flags);
+		EXPECT_LE(ev[i].deadline, ev[i].expired);
+		if (ev[i].cookie == 1)
+			EXPECT_EQ(d, ev[i].deadline);
+	}
+	EXPECT_EQ(1, tw_cancel(fd, id_plain));
+	close(ta);
+	close(tr);
+	close(tp);
+	close(fd);
+}
+
+/* ---------------------------------------------------------------- suspend */
+
+/*
+ * Why this guest cannot suspend to RAM woken by its RTC, or NULL. Suspend
+ * to RAM (ACPI S3, "deep"), not to idle: QEMU's CMOS RTC alarm does not
+ * end an s2idle of these guests (with or without the HPET emulating its
+ * interrupt), which would hang the test; QEMU resumes from S3 on it.
+ */
+static const char *suspend_skip(void)
+{
+	char buf[128];
+
+	if (tw_read_file(PM_STATE, buf, sizeof(buf)) || !strstr(buf, "mem"))
+		return "no suspend (" PM_STATE ": CONFIG_SUSPEND?)";
+	if (tw_read_file(PM_MEM_SLEEP, buf, sizeof(buf)) ||
+	    !strstr(buf, "deep"))
+		return "no suspend to RAM (" PM_MEM_SLEEP " lacks deep)";
+	if (tw_write_file(PM_MEM_SLEEP, "deep"))
+		return "cannot select deep in " PM_MEM_SLEEP;
+	if (access(RTC_WAKE, W_OK))
+		return "no RTC wake alarm (" RTC_WAKE ")";
+	return NULL;
+}
+
+/* Set the RTC's wake alarm @sec s ahead, or clear it (0): 0 or -errno. */
+static int rtc_wake_in(int sec)
+{
+	char buf[16];
+	int r = tw_write_file(RTC_WAKE, "0");
+
+	if (r || !sec)
+		return r;
+	snprintf(buf, sizeof(buf), "+%d", sec);
+	return tw_write_file(RTC_WAKE, buf);
+}
+
+/* One suspend to RAM and the clocks around it. */
+struct slept {
+	uint64_t	m0, b0, m1, b1;
+	int		err;
+};
+
+static void suspend_ram(struct slept *s, int backstop)
+{
+	s->err = rtc_wake_in(backstop);
+	s->m0 = clk_ns(CLOCK_MONOTONIC);
+	s->b0 = clk_ns(CLOCK_BOOTTIME);
+	if (!s->err)
+		s->err = tw_write_file(PM_STATE, "mem");
+	s->m1 = clk_ns(CLOCK_MONOTONIC);
+	s->b1 = clk_ns(CLOCK_BOOTTIME);
+	rtc_wake_in(0);
+}
+
+/* CLOCK_BOOTTIME that CLOCK_MONOTONIC did not see: the suspended time. */
+static long long slept_ms(const struct slept *s)
+{
+	return ((int64_t)(s->b1 - s->b0) - (int64_t)(s->m1 - s->m0)) /
+		(int64_t)MS;
+}
+
+/*
+ * Suspend to RAM with the RTC backstop @backstop s ahead: why nothing can
+ * be compared (the suspend failed, or timekeeping did not count it), or
+ * NULL. Logs the clocks.
+ */
+static const char *suspend_ram_or_why(struct __test_metadata *_metadata,
+				      struct slept *s, int backstop)
+{
+	static char why[128];
+
+	suspend_ram(s, backstop);
+	if (s->err) {
+		snprintf(why, sizeof(why), "suspend: %s", strerror(-s->err));
+		return why;
+	}
+	TH_LOG("suspended %lld ms (CLOCK_BOOTTIME %llu ms, MONOTONIC %llu ms)",
+	       slept_ms(s), (unsigned long long)((s->b1 - s->b0) / MS),
+	       (unsigned long long)((s->m1 - s->m0) / MS));
+	if (slept_ms(s) < 1000) {
+		snprintf(why, sizeof(why), "timekeeping counted %lld ms of suspend",
+			 slept_ms(s));
+		return why;
+	}
+	return NULL;
+}
+
+TEST(suspend_rtc)
+{
+	uint64_t m0, b0, dm, db, idm, idb, t;
+	struct twheel_event ev;
+	const char *why;
+	struct slept s;
+	int fd, tm, tb, r;
+
+	why = alarm_skip(&fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+	m0 = clk_ns(CLOCK_MONOTONIC);
+	b0 = clk_ns(CLOCK_BOOTTIME);
+	dm = m0 + 8 * SEC;
+	db = b0 + 3 * SEC;
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_MONOTONIC, dm, 1,
+				&idm));
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_BOOTTIME, db, 2,
+				&idb));
+	tm = tfd_abs(CLOCK_MONOTONIC, dm, 0);
+	ASSERT_LE(0, tm);
+	tb = tfd_abs(CLOCK_BOOTTIME, db, 0);
+	ASSERT_LE(0, tb);
+
+	why = suspend_ram_or_why(_metadata, &s, 6);
+	if (why)
+		SKIP(return, "%s", why);
+	/* Due only because suspended time counts (and the guest was quick). */
+	if (s.m1 >= m0 + 3 * SEC)
+		SKIP(return, "suspend and resume took %llu ms of CLOCK_MONOTONIC",
+		     (unsigned long long)((s.m1 - m0) / MS));
+	ASSERT_LE(db, s.b1);
+
+	/* The BOOTTIME timers fire on resume... */
+	r = wait_readable(fd, 2000);
+	t = clk_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(1, r);
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(2, ev.cookie);
+	EXPECT_EQ(db, ev.deadline);
+	EXPECT_LE(db, ev.expired);
+	/* On resume: not before the suspend, not late after it. */
+	EXPECT_LT(s.b1, ev.expired + LATE_MAX);
+	EXPECT_LT(ev.expired, s.b1 + LATE_MAX);
+	ASSERT_EQ(1, wait_readable(tb, 2000));
+	EXPECT_EQ(1, tfd_read(tb));
+	/* ...the MONOTONIC ones at their deadline, the suspend not counted. */
+	ASSERT_GT(dm, t);
+	EXPECT_EQ(0, tfd_read(tm));
+	EXPECT_EQ(0, tw_read1(fd, &ev));
+	ASSERT_EQ(1, wait_readable(fd, 10000));
+	t = clk_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(1, ev.cookie);
+	EXPECT_LE(dm, t);
+	EXPECT_LT(t - dm, LATE_MAX);
+	ASSERT_EQ(1, wait_readable(tm, 10000));
+	EXPECT_EQ(1, tfd_read(tm));
+	EXPECT_LE(dm, clk_ns(CLOCK_MONOTONIC));
+	close(tm);
+	close(tb);
+	close(fd);
+}
+
+/* Far alarm timers (and as many plain ones) for the walk before suspend. */
+#define WALK_N	4096
+
+/* Arm WALK_N alarm and WALK_N BOOTTIME timers an hour ahead on @fd. */
+static long arm_far(int fd)
+{
+	struct twheel_batch b = { .size = sizeof(b) };
+	struct twheel_arm *a = calloc(2 * WALK_N, sizeof(*a));
+	unsigned int i;
+	long r;
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < 2 * WALK_N; i++) {
+		a[i].size = sizeof(a[i]);
+		a[i].clockid = i < WALK_N ? CLOCK_BOOTTIME_ALARM :
+					    CLOCK_BOOTTIME;
+		a[i].expires = 3600 * SEC + i * MS;
+	}
+	b.count = 2 * WALK_N;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	r = tw_ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b);
+	free(a);
+	return r;
+}
+
+TEST(suspend_alarm_wakes)
+{
+	long long walks = dbg_stat("wake_walks"), walked;
+	uint64_t b_arm, id, id_early;
+	struct twheel_event ev;
+	const char *why;
+	struct slept s;
+	int fd, fd_far, tb;
+
+	why = alarm_skip(&fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+
+	/* Can an alarm timer end a suspend here at all? timerfd's first. */
+	tb = tfd_arm(CLOCK_BOOTTIME_ALARM, 5 * SEC, 0);
+	ASSERT_LE(0, tb);
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(1, wait_readable(tb, 3000));
+	EXPECT_EQ(1, tfd_read(tb));
+	close(tb);
+	if (s.b1 - s.b0 >= (BACKSTOP_S - 3) * SEC)
+		SKIP(return, "%s (%llu ms): no RTC for alarmtimers?",
+		     "a timerfd CLOCK_BOOTTIME_ALARM did not end the suspend",
+		     (unsigned long long)((s.b1 - s.b0) / MS));
+
+	/*
+	 * twheel's: the earlier one is cancelled, so the wake set when it was
+	 * armed is stale: the walk before suspend must move it to 6 s.
+	 */
+	fd_far = tw_open(O_NONBLOCK);
+	ASSERT_LE(0, fd_far);
+	ASSERT_EQ(2 * WALK_N, arm_far(fd_far));
+	walked = dbg_stat("wake_walked");
+	tw_write_file(TW_DBG "/stats", "reset_max");
+	b_arm = clk_ns(CLOCK_BOOTTIME);
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 3 * SEC, 8,
+				&id_early));
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 6 * SEC, 9, &id));
+	ASSERT_EQ(1, tw_cancel(fd, id_early));
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	if (why)
+		SKIP(return, "%s", why);
+	/* Woken by it: not by the backstop, not by the cancelled one. */
+	EXPECT_GT(s.b0 + (BACKSTOP_S - 3) * SEC, s.b1);
+	/* The RTC counts seconds: it may wake up to one early. */
+	EXPECT_LE(b_arm + 5 * SEC, s.b1);
+	ASSERT_EQ(1, wait_readable(fd, 3000));
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(9, ev.cookie);
+	EXPECT_LE(b_arm + 6 * SEC, ev.deadline);
+	EXPECT_LE(ev.deadline, ev.expired);
+	EXPECT_LE(ev.expired, clk_ns(CLOCK_BOOTTIME));
+	EXPECT_LT(ev.expired - ev.deadline, LATE_MAX);
+	/* One walk per suspend, over exactly the armed alarm timers. */
+	if (walks >= 0) {
+		EXPECT_EQ(walks + 2, dbg_stat("wake_walks"));
+		EXPECT_EQ(walked + WALK_N + 1, dbg_stat("wake_walked"));
+		TH_LOG("measured: the walk before suspend went over %lld alarm timers (of %d) in %lld us",
+		       dbg_stat("wake_walked") - walked, 2 * WALK_N + 1,
+		       dbg_stat("wake_walk_max_us"));
+	}
+	close(fd_far);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

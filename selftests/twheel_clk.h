@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the selftests that compare twheel timers on their own clock
+ * with timerfds (twheel_clocks.c, twheel_alarm.c).
+ */
+#ifndef _TWHEEL_CLK_H
+#define _TWHEEL_CLK_H
+
+#include <poll.h>
+#include <sys/timerfd.h>
+
+#include "twheel_hard.h"
+
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+/* Lateness allowed on a slow, loaded TCG guest (as twheel_test.c). */
+#define LATE_MAX	(2 * SEC)
+
+static inline uint64_t clk_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* Move CLOCK_REALTIME by @delta ns: 0 or -errno. */
+static inline int step_realtime(int64_t delta)
+{
+	uint64_t t = clk_ns(CLOCK_REALTIME) + delta;
+	struct timespec ts = { .tv_sec = t / SEC, .tv_nsec = t % SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+static inline int tw_arm_clk(int fd, uint32_t flags, clockid_t clk,
+			     uint64_t expires, uint64_t cookie, uint64_t *id)
+{
+	struct twheel_arm a = {
+		.size = sizeof(a), .flags = flags, .clockid = clk,
+		.expires = expires, .cookie = cookie,
+	};
+	long r = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+
+	if (!r)
+		*id = a.id;
+	return r;
+}
+
+/* A non-blocking timerfd on @clk armed at @t with timerfd_settime(@flags). */
+static inline int tfd_arm(clockid_t clk, uint64_t t, int flags)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = t / SEC, .tv_nsec = t % SEC },
+	};
+	int fd = timerfd_create(clk, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, flags, &its, NULL)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* A non-blocking timerfd on @clk armed at the absolute @deadline. */
+static inline int tfd_abs(clockid_t clk, uint64_t deadline, int flags)
+{
+	return tfd_arm(clk, deadline, TFD_TIMER_ABSTIME | flags);
+}
+
+/* Wait up to @ms for @fd to be readable: 1 if it is, 0 if not. */
+static inline int wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do {
+		r = poll(&p, 1, ms);
+	} while (r < 0 && errno == EINTR);
+	return r > 0;
+}
+
+/* Read one twheel event without blocking: 1, 0 (none) or -errno. */
+static inline int tw_read1(int fd, struct twheel_event *ev)
+{
+	ssize_t n = read(fd, ev, sizeof(*ev));
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return n == sizeof(*ev);
+}
+
+/* A timerfd's read(): expirations, 0 (none), or -errno (ECANCELED). */
+static inline int64_t tfd_read(int fd)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) != sizeof(n))
+		return errno == EAGAIN ? 0 : -errno;
+	return n;
+}
+
+/* A counter of TW_DBG/stats, or -1. */
+static inline long long dbg_stat(const char *key)
+{
+	char line[256], k[64];
+	long long v, r = -1;
+	FILE *f = fopen(TW_DBG "/stats", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+#endif /* _TWHEEL_CLK_H */
