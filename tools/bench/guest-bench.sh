@@ -29,8 +29,10 @@ for p in max_timers max_timers_per_fd max_timers_per_user; do
 done
 
 # Idle first, while nothing at all is pending.
-log "idle wake-ups over ${IDLE_S}s, twice"
-twheel-ubench idle "$IDLE_S"
+if [ "$IDLE_S" -gt 0 ]; then
+	log "idle wake-ups over ${IDLE_S}s, twice"
+	twheel-ubench idle "$IDLE_S"
+fi
 
 # rotate WORDS...: print the words starting at position $ROT (interleaving).
 rotate() {
@@ -103,8 +105,10 @@ if [ "$BURST_N" -gt 0 ] && echo "$PEERS" | grep -qw twheel_ring; then
 		log "burst failed (exit $?)"
 fi
 
-log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
-twheel-ubench accuracy "$ACC_N" 1
+if [ "$ACC_N" -gt 0 ]; then
+	log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
+	twheel-ubench accuracy "$ACC_N" 1
+fi
 
 if [ "$SCALE_N" -gt 0 ]; then
 	log "scale: $SCALE_N twheel timers through the in-kernel API"
