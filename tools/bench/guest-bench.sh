@@ -12,7 +12,11 @@
 : "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
 : "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
 : "${USER_BIG_N:=0}" "${BURST_N:=100000}"
-: "${CPU:=1}"
+: "${CPU:=1}" "${TIER:=all}"
+# TIER=kernel: the in-kernel tier alone.
+if [ "$TIER" = kernel ]; then
+	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0
+fi
 
 CTL=/sys/kernel/debug/twheel_bench/ctl
 PARAMS=/sys/module/twheel/parameters

@@ -58,16 +58,7 @@ else
 	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
 fi
 echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
-if [ "$TIER" = kernel ]; then
-	cat >>"$OUT/bench.conf" <<-EOF
-		USER_NS=""
-		USER_BIG_N=0
-		ACC_N=0
-		IDLE_S=0
-		BURST_N=0
-		SCALE_N=0
-	EOF
-fi
+echo "TIER=$TIER" >>"$OUT/bench.conf"
 
 # ------------------------------------------------------------ build
 t0=$(date +%s)
