@@ -77,8 +77,8 @@
  * base under one hold of its lock and programs its tick at most once, for
  * the earliest new deadline. The caller bounds the number of entries (the
  * lock is held with interrupts off). An entry whose timer sits on another
- * base ends the hold; twheel_batch_one() does it with both locks, like
- * twheel_arm_timer(), so entries are done in order. A prep hook runs for
+ * base ends the hold; twheel_batch_one() does it with both locks, like an
+ * arm that moves a timer, so entries are done in order. A prep hook runs for
  * each timer while it is detached under its base lock: that is where the
  * /dev/twheel ring updates what a TWHEEL_TIMER_TICK callback reads.
  *
@@ -113,6 +113,13 @@
  * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
 #define TW_PASS_BUDGET		64
+
+/*
+ * Callbacks a runner runs between two reads of the clock, at most (see
+ * tw_work_fn()): the lateness it counts is short by at most the callbacks
+ * before in the group, and cb_max_ns is the longest group.
+ */
+#define TW_CLOCK_BATCH		16
 
 /* tw_node.flags */
 /* TWHEEL_TIMER_TICK: the callback runs in the pass that expires it. */
@@ -187,6 +194,8 @@ struct tw_runner {
  *		ones
  * @nr_expired:	number of timers on @expired and @run
  * @runner:	the work items that run callbacks, see struct tw_runner
+ * @nr_running:	runners whose @running is set: while it is 0, the arm and
+ *		cancel paths need not look for a runner of their timer
  * @behind:	a pass of the tick ran out of budget: a runner finishes the
  *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
  *		so that no arm programs it)
@@ -208,6 +217,7 @@ struct twheel_base {
 	struct hlist_head	run;
 	unsigned long		nr_expired;
 	struct tw_runner	runner[TW_RUNNERS];
+	unsigned int		nr_running;
 	bool			behind;
 	bool			online;
 	int			cpu;
@@ -259,9 +269,6 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		      unsigned int levels);
 void twheel_bases_exit(void);
 
-u64 twheel_now_ns(void);
-int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
-		     u8 mode, int cpu, bool keep_cpu);
 unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			     unsigned int n, twheel_prep_t prep);
 void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep);
