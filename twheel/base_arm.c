@@ -23,7 +23,8 @@
 #include "trace.h"
 
 /* Lock the base holding @t; it may change until its lock is held. */
-static struct twheel_base *tw_lock_base(struct twheel_timer *t, unsigned long *flags)
+static struct twheel_base *tw_lock_base(struct twheel_timer *t,
+					unsigned long *flags)
 	__acquires(&base->lock)
 {
 	struct twheel_base *base;

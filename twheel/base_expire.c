@@ -427,9 +427,9 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
  * once per callback: before the first callback after the runner started or
  * got the CPU back (after a reschedule, a wake-up or a pass), after a
  * periodic callback (whose next deadline needs the time it returned: never
- * early) and after TW_CLOCK_BATCH callbacks. The lateness of a callback is counted from that
- * read (so it is short by at most the group's earlier callbacks), and
- * cb_max_ns is the longest group.
+ * early) and after TW_CLOCK_BATCH callbacks. The lateness of a callback is
+ * counted from that read (so it is short by at most the group's earlier
+ * callbacks), and cb_max_ns is the longest group.
  */
 void tw_work_fn(struct work_struct *work)
 {
