@@ -35,8 +35,11 @@
  * @overruns:		periods skipped (fixed rate late, or busy callback)
  * @rejected:		arms refused by a cap
  * @fd_cancelled:	timers cancelled by the last close() of a file
- * @lat_max_ns:		largest lateness seen (deadline to callback start)
- * @cb_max_ns:		longest callback
+ * @lat_max_ns:		largest lateness seen (deadline to callback start; a
+ *			runner counts from its last clock read, at most
+ *			TW_CLOCK_BATCH - 1 callbacks earlier)
+ * @cb_max_ns:		longest callback, or group of up to TW_CLOCK_BATCH
+ *			one-shot callbacks run between two clock reads
  * @deferred:		tick passes that ran out of budget (work item finished)
  * @pass_max_ns:	longest bounded pass (base lock held, interrupts off)
  * @clock_steps:	clock steps followed by /dev/twheel (dev_step.c)

@@ -1585,7 +1585,7 @@ static const struct {
 	{ "rejected",	  "arms refused by a cap (ENOSPC)" },
 	{ "fd_cancelled", "timers cancelled by close()" },
 	{ "lat_max_us",	  "largest lateness, deadline to callback (us)" },
-	{ "cb_max_us",	  "longest callback (us)" },
+	{ "cb_max_us",	  "longest callback or group of 16 (us)" },
 	{ "max_cascades", "most cascades of a single timer" },
 };
 
