@@ -177,7 +177,7 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 }
 
 /**
- * __tw_kick() - make sure a runner will look at @base's expired timers
+ * tw_kick() - make sure a runner will look at @base's expired timers
  * @base:	the base, locked
  * @cpu:	where to queue a runner (the base's CPU while it is online)
  *
@@ -185,7 +185,7 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
  * idle runner is queued; if every runner is busy in a callback, the first
  * to return looks.
  */
-static __always_inline void __tw_kick(struct twheel_base *base, int cpu)
+void tw_kick(struct twheel_base *base, int cpu)
 {
 	struct tw_runner *idle = NULL;
 	unsigned int i;
@@ -201,12 +201,6 @@ static __always_inline void __tw_kick(struct twheel_base *base, int cpu)
 	idle->state = TW_RUNNER_LOOKING;
 	queue_work_on(cpu, twheel_wq, &idle->work);
 	twheel_stat_inc(batches);
-}
-
-/* __tw_kick(), out of line, for the tick and hotplug. */
-void tw_kick(struct twheel_base *base, int cpu)
-{
-	__tw_kick(base, cpu);
 }
 
 /* Where @base's runners go: its CPU, or this one once it went down. */
@@ -424,12 +418,12 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
  * only itself (see "Runners" in base.h).
  *
  * The clock is read once per group of up to TW_CLOCK_BATCH callbacks, not
- * once per callback: before the first callback after the runner started or
- * got the CPU back (after a reschedule, a wake-up or a pass), after a
- * periodic callback (whose next deadline needs the time it returned: never
- * early) and after TW_CLOCK_BATCH callbacks. The lateness of a callback is
- * counted from that read (so it is short by at most the group's earlier
- * callbacks), and cb_max_ns is the longest group.
+ * once per callback: when the runner starts and whenever it got the CPU
+ * back (after a reschedule, a wake-up or a pass), after a periodic callback
+ * (whose next deadline needs the time it returned: never early) and after
+ * TW_CLOCK_BATCH callbacks. The lateness of a callback is counted from that
+ * read (so it is short by at most the group's earlier callbacks), and
+ * cb_max_ns is the longest group.
  */
 void tw_work_fn(struct work_struct *work)
 {
@@ -438,9 +432,10 @@ void tw_work_fn(struct work_struct *work)
 	unsigned int group = 0;
 	struct twheel_timer *t;
 	twheel_func_t func;
-	u64 deadline, now = 0, end, next;
-	bool periodic, wake, read, fresh = false;
+	u64 deadline, now, end, next;
+	bool periodic, wake, read;
 
+	now = ktime_get_ns();
 	raw_spin_lock_irq(&base->lock);
 	r->state = TW_RUNNER_LOOKING;
 	for (;;) {
@@ -454,7 +449,8 @@ void tw_work_fn(struct work_struct *work)
 			if (tw_run_pass(base, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				cond_resched();
-				fresh = false;
+				now = ktime_get_ns();
+				group = 0;
 				raw_spin_lock_irq(&base->lock);
 				continue;
 			}
@@ -476,19 +472,11 @@ void tw_work_fn(struct work_struct *work)
 		r->touched = false;
 		r->deferred = false;
 		r->state = TW_RUNNER_BUSY;
-		/*
-		 * Should this callback sleep, another runner takes over. Inline:
-		 * once one is queued, this is a look at two runners' states.
-		 */
+		/* Should this callback sleep, another runner takes over. */
 		if (base->nr_expired)
-			__tw_kick(base, tw_runner_cpu(base));
+			tw_kick(base, tw_runner_cpu(base));
 		raw_spin_unlock_irq(&base->lock);
 
-		if (!fresh) {
-			now = ktime_get_ns();
-			fresh = true;
-			group = 0;
-		}
 		/* From here on, a one-shot @t may be freed by its callback. */
 		trace_twheel_expire(t, base->cpu, deadline, now);
 		lock_map_acquire(&twheel_callback_map);
@@ -521,7 +509,8 @@ void tw_work_fn(struct work_struct *work)
 			if (wake)
 				wake_up(&base->waitq);
 			cond_resched();
-			fresh = false;
+			now = ktime_get_ns();
+			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}
 	}

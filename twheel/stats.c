@@ -47,6 +47,30 @@ void twheel_stat_max(u64 *field, u64 val)
 	}
 }
 
+/* Histogram bucket of a lateness: 0 for < 1 us, else fls64(us), capped. */
+static unsigned int twheel_lat_bucket(u64 late_ns)
+{
+	u64 us = div_u64(late_ns, NSEC_PER_USEC);
+
+	return min_t(unsigned int, fls64(us), TWHEEL_LAT_BUCKETS - 1);
+}
+
+/**
+ * twheel_stat_latency() - account the lateness of one callback
+ * @late_ns:	callback start minus the timer's deadline, in ns (0 if on time)
+ *
+ * Counts @late_ns in the log2 histogram (bucket i holds [2^(i-1), 2^i) us,
+ * bucket 0 less than 1 us, the last bucket everything above) of the local
+ * CPU and raises the local lateness maximum.
+ *
+ * Context: any context; preemption may be enabled.
+ */
+void twheel_stat_latency(u64 late_ns)
+{
+	this_cpu_inc(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)]);
+	twheel_stat_max(raw_cpu_ptr(&twheel_stats.lat_max_ns), late_ns);
+}
+
 /**
  * twheel_stats_sum() - sum the counters of every possible CPU
  * @sum:	filled with the totals; the maxima are maxima over CPUs

@@ -9,12 +9,7 @@
 #ifndef _TWHEEL_STATS_H
 #define _TWHEEL_STATS_H
 
-#include <linux/bitops.h>
-#include <linux/compiler.h>
-#include <linux/math64.h>
-#include <linux/minmax.h>
 #include <linux/percpu.h>
-#include <linux/time64.h>
 #include <linux/types.h>
 
 /* Lateness histogram: bucket i counts lateness in [2^(i-1), 2^i) us. */
@@ -77,34 +72,7 @@ DECLARE_PER_CPU(struct twheel_stats, twheel_stats);
 #define twheel_stat_add(field, n)	this_cpu_add(twheel_stats.field, (n))
 
 void twheel_stat_max(u64 *field, u64 val);
+void twheel_stat_latency(u64 late_ns);
 void twheel_stats_sum(struct twheel_stats *sum);
-
-/* Histogram bucket of a lateness: 0 for < 1 us, else fls64(us), capped. */
-static inline unsigned int twheel_lat_bucket(u64 late_ns)
-{
-	u64 us = div_u64(late_ns, NSEC_PER_USEC);
-
-	return min_t(unsigned int, fls64(us), TWHEEL_LAT_BUCKETS - 1);
-}
-
-/**
- * twheel_stat_latency() - account the lateness of one callback
- * @late_ns:	callback start minus the timer's deadline, in ns (0 if on time)
- *
- * Counts @late_ns in the log2 histogram (bucket i holds [2^(i-1), 2^i) us,
- * bucket 0 less than 1 us, the last bucket everything above) of the local
- * CPU and raises the local lateness maximum. Inline: it is done for every
- * callback, and the maximum rarely moves.
- *
- * Context: any context; preemption may be enabled.
- */
-static inline void twheel_stat_latency(u64 late_ns)
-{
-	u64 *max = raw_cpu_ptr(&twheel_stats.lat_max_ns);
-
-	this_cpu_inc(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)]);
-	if (late_ns > READ_ONCE(*max))
-		twheel_stat_max(max, late_ns);
-}
 
 #endif /* _TWHEEL_STATS_H */
