@@ -116,7 +116,7 @@
  *    waiters are counted under the lock), a clock read per TW_CLOCK_BATCH
  *    callbacks (and after each periodic one), and a prefetch of the next
  *    timer. Per pass of TW_PASS_BUDGET timers: two clock reads and, for a
- *    runner catching up, one lock drop.
+ *    runner catching up, one lock drop and a third read.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
