@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel per-CPU driver: the bases' storage and geometry, the clock, and the
- * locking of one or two bases. The design is described in base.h, the files
+ * twheel per-CPU driver: the bases' storage and geometry, and the locking of
+ * two bases. The design is described in base.h, the files
  * of the driver in base_int.h, the wheel itself in wheel.h.
  */
 #include <linux/cpumask.h>
 #include <linux/errno.h>
-#include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/spinlock.h>
 
@@ -22,33 +21,6 @@ u64 tw_tick_recip;
 unsigned int tw_slot_bits;
 unsigned int tw_nr_levels;
 u64 tw_max_ktime_tick;
-
-/**
- * twheel_now_ns() - the twheel clock
- *
- * Return: CLOCK_MONOTONIC in ns (ktime_get()).
- */
-u64 twheel_now_ns(void)
-{
-	return ktime_get_ns();
-}
-
-/* Lock the base holding @t; it may change until its lock is held. */
-struct twheel_base *tw_lock_base(struct twheel_timer *t, unsigned long *flags)
-	__acquires(&base->lock)
-{
-	struct twheel_base *base;
-	unsigned int cpu;
-
-	for (;;) {
-		cpu = READ_ONCE(t->cpu);
-		base = tw_base(cpu);
-		raw_spin_lock_irqsave(&base->lock, *flags);
-		if (likely(READ_ONCE(t->cpu) == cpu))
-			return base;
-		raw_spin_unlock_irqrestore(&base->lock, *flags);
-	}
-}
 
 /* Lock @a and @b (maybe the same), in CPU order. Interrupts are off. */
 void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)

@@ -77,14 +77,46 @@
  * base under one hold of its lock and programs its tick at most once, for
  * the earliest new deadline. The caller bounds the number of entries (the
  * lock is held with interrupts off). An entry whose timer sits on another
- * base ends the hold; twheel_batch_one() does it with both locks, like
- * twheel_arm_timer(), so entries are done in order. A prep hook runs for
+ * base ends the hold; twheel_batch_one() does it with both locks, like an
+ * arm that moves a timer, so entries are done in order. A prep hook runs for
  * each timer while it is detached under its base lock: that is where the
  * /dev/twheel ring updates what a TWHEEL_TIMER_TICK callback reads.
  *
  * Cancel and wait: twheel_cancel_sync() waits while the timer's callback
  * runs and disarms the timer once none runs, so it cancels at most one
  * arming. A running timer stays on its base, so it waits on that base only.
+ *
+ * Cost, per operation (what `make bench` times; Documentation/bench.rst):
+ *
+ *  - Arm (twheel_arm_on(), twheel_modify()) of a timer that stays on its
+ *    base, the common case: one exported call doing the work (no forward
+ *    through a batch entry), one lock with interrupts saved, an O(1) wheel
+ *    insert (tw_wheel_add(), no division), one comparison with next_tick
+ *    (the hrtimer is reprogrammed only when the new tick is earlier), and
+ *    no look at the runners while none of the base runs a callback
+ *    (@nr_running). A timer that moves to another base, or an offline
+ *    target, takes twheel_batch_one(): both locks.
+ *  - A relative deadline adds one ktime_get_ns(), read before the lock. A
+ *    cached clock would be cheaper and is not used: jiffies,
+ *    ktime_get_coarse_ns() or the wheel's own clock lag the real time by
+ *    up to a jiffy (more on a NOHZ CPU that did not tick), and a deadline
+ *    computed from a time in the past fires early by that much;
+ *    ktime_get_mono_fast_ns() may step back slightly around an update.
+ *    "Never early" needs the real time, so a cheaper clock would need slack;
+ *    none is offered.
+ *  - Cancel (twheel_cancel()): an idle timer returns without the lock (not
+ *    a TWHEEL_TIMER_TICK one, whose callback runs under the lock after the
+ *    timer went idle); otherwise one lock, an inline O(1) unlink, and the
+ *    tick hrtimer is cancelled only when the wheel became empty.
+ *  - Expiry, per timer: a cascade for each level above 0 it passes
+ *    through; in the tick's pass a splice of its bucket into the batch and
+ *    one write (its state: the batch becomes the expired list whole); in
+ *    a runner one hold of the base lock (take the timer, mark it running,
+ *    and after its callback clear that), no memory barrier (cancel_sync's
+ *    waiters are counted under the lock), a clock read per TW_CLOCK_BATCH
+ *    callbacks (and after each periodic one), and a prefetch of the next
+ *    timer. Per pass of TW_PASS_BUDGET timers: two clock reads and, for a
+ *    runner catching up, one lock drop and a third read.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
@@ -113,6 +145,13 @@
  * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
 #define TW_PASS_BUDGET		64
+
+/*
+ * Callbacks a runner runs between two reads of the clock, at most (see
+ * tw_work_fn()): the lateness it counts is short by at most the callbacks
+ * before in the group, and cb_max_ns is the longest group.
+ */
+#define TW_CLOCK_BATCH		16
 
 /* tw_node.flags */
 /* TWHEEL_TIMER_TICK: the callback runs in the pass that expires it. */
@@ -187,6 +226,8 @@ struct tw_runner {
  *		ones
  * @nr_expired:	number of timers on @expired and @run
  * @runner:	the work items that run callbacks, see struct tw_runner
+ * @nr_running:	runners whose @running is set: while it is 0, the arm and
+ *		cancel paths need not look for a runner of their timer
  * @behind:	a pass of the tick ran out of budget: a runner finishes the
  *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
  *		so that no arm programs it)
@@ -208,6 +249,7 @@ struct twheel_base {
 	struct hlist_head	run;
 	unsigned long		nr_expired;
 	struct tw_runner	runner[TW_RUNNERS];
+	unsigned int		nr_running;
 	bool			behind;
 	bool			online;
 	int			cpu;
@@ -259,9 +301,6 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		      unsigned int levels);
 void twheel_bases_exit(void);
 
-u64 twheel_now_ns(void);
-int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
-		     u8 mode, int cpu, bool keep_cpu);
 unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			     unsigned int n, twheel_prep_t prep);
 void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel per-CPU driver: arm, batches of arms and cancels, cancel, cancel
- * and wait, query. Design in base.h.
+ * twheel per-CPU driver: the in-kernel API's arm, modify, cancel, cancel
+ * and wait and query, and batches of arms and cancels. Design in base.h.
  */
+#include <linux/cpumask.h>
 #include <linux/errno.h>
+#include <linux/export.h>
 #include <linux/ktime.h>
+#include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -18,6 +22,24 @@
 #include "stats.h"
 #include "trace.h"
 
+/* Lock the base holding @t; it may change until its lock is held. */
+static struct twheel_base *tw_lock_base(struct twheel_timer *t,
+					unsigned long *flags)
+	__acquires(&base->lock)
+{
+	struct twheel_base *base;
+	unsigned int cpu;
+
+	for (;;) {
+		cpu = READ_ONCE(t->cpu);
+		base = tw_base(cpu);
+		raw_spin_lock_irqsave(&base->lock, *flags);
+		if (likely(READ_ONCE(t->cpu) == cpu))
+			return base;
+		raw_spin_unlock_irqrestore(&base->lock, *flags);
+	}
+}
+
 /*
  * Take @t off @base (locked, t->cpu == base->cpu): out of the wheel or the
  * expired batch, or its deferred arming. @r is the runner of @base running
@@ -25,8 +47,9 @@
  * its periodic re-arm does not undo what the caller does.
  * Return: 1 if @t was pending or expired, else 0.
  */
-static int tw_detach(struct twheel_base *base, struct twheel_timer *t,
-		     struct tw_runner *r)
+static __always_inline int tw_detach(struct twheel_base *base,
+				     struct twheel_timer *t,
+				     struct tw_runner *r)
 {
 	int ret = 0;
 
@@ -201,22 +224,40 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_on);
 
-/**
- * twheel_arm_timer() - (re-)arm a timer
- * @t:		the timer
- * @deadline:	absolute deadline, CLOCK_MONOTONIC ns
- * @period:	period in ns, 0 for one-shot
- * @mode:	enum twheel_mode matching @period
- * @cpu:	target CPU or TWHEEL_CPU_ANY (local); ignored with @keep_cpu
- * @keep_cpu:	stay on the timer's current CPU (modify)
- *
- * Without a named CPU, a target whose base is offline is replaced by an
- * online one. Moving a pending timer holds both bases' locks.
- *
- * Return: 1 if @t was pending, 0 if not, -ENXIO if @cpu is offline.
+/*
+ * The deadline of an arm: relative deadlines read the clock here, once,
+ * as late as possible and before the lock (see "Cost" in base.h for why it
+ * is ktime_get_ns() and not a cheaper, cached clock).
  */
-int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
-		     u8 mode, int cpu, bool keep_cpu)
+static inline u64 tw_deadline(u64 expires, unsigned int flags)
+{
+	u64 deadline;
+
+	if (flags & TWHEEL_ABS)
+		return expires;
+	if (check_add_overflow(ktime_get_ns(), expires, &deadline))
+		return U64_MAX;
+	return deadline;
+}
+
+static inline int tw_check(u64 period, unsigned int flags, u8 *mode)
+{
+	if (unlikely(flags & ~TWHEEL_FLAGS_ALL))
+		return -EINVAL;
+	if (likely(!period)) {
+		if (flags & TWHEEL_FIXED_DELAY)
+			return -EINVAL;
+		*mode = TWHEEL_MODE_ONESHOT;
+	} else {
+		*mode = flags & TWHEEL_FIXED_DELAY ? TWHEEL_MODE_FIXED_DELAY :
+						     TWHEEL_MODE_FIXED_RATE;
+	}
+	return 0;
+}
+
+/* tw_arm() for a timer that moves or a target that is offline. */
+static noinline int tw_arm_slow(struct twheel_timer *t, u64 deadline,
+				u64 period, u8 mode, int cpu, bool keep_cpu)
 {
 	struct twheel_batch_ent e = {
 		.timer		= t,
@@ -230,6 +271,116 @@ int twheel_arm_timer(struct twheel_timer *t, u64 deadline, u64 period,
 	twheel_batch_one(&e, NULL);
 	return e.ret;
 }
+
+/*
+ * (Re-)arm @t for @deadline on CPU @cpu (TWHEEL_CPU_ANY: the local one),
+ * or on its own CPU with @keep_cpu. The common case, a timer that stays on
+ * its base (an online one), takes that base's lock once and nothing else:
+ * no second lock, no batch entry. A timer that moves, or a target that is
+ * offline, goes through twheel_batch_one().
+ * Return: 1 if @t was pending, 0 if not, -ENXIO if @cpu is offline.
+ */
+static __always_inline int tw_arm(struct twheel_timer *t, u64 deadline,
+				  u64 period, u8 mode, int cpu, bool keep_cpu)
+{
+	unsigned int tcpu = READ_ONCE(t->cpu);
+	struct twheel_base *base;
+	struct tw_runner *r;
+	unsigned long flags;
+	int ret;
+
+	if (!keep_cpu && tcpu != (cpu == TWHEEL_CPU_ANY ?
+				  raw_smp_processor_id() : (unsigned int)cpu))
+		goto slow;
+	base = tw_base(tcpu);
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (unlikely(READ_ONCE(t->cpu) != tcpu || !base->online)) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		goto slow;
+	}
+	r = tw_runner_of(base, t);
+	ret = tw_detach(base, t, r);
+	t->period = period;
+	t->mode = mode;
+	if (!keep_cpu)
+		t->overruns = 0;
+	if (unlikely(r))
+		tw_defer(r, t, deadline, -1);
+	else
+		tw_enqueue(base, t, deadline);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+slow:
+	return tw_arm_slow(t, deadline, period, mode, cpu, keep_cpu);
+}
+
+/**
+ * twheel_arm_on() - arm a timer on a CPU
+ * @timer:	timer set up with twheel_timer_init()
+ * @expires:	(first) deadline in ns on CLOCK_MONOTONIC, relative to now or
+ *		absolute with TWHEEL_ABS; a deadline in the past fires at the
+ *		next tick; deadlines beyond the clock's range saturate
+ * @period:	period in ns, 0 for a one-shot timer
+ * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY (periodic only; default: fixed
+ *		rate)
+ * @cpu:	CPU whose wheel holds the timer and runs its callback, or
+ *		TWHEEL_CPU_ANY for the local one (another online CPU if the
+ *		local one is going down)
+ *
+ * A pending timer is re-armed (moved, if @cpu differs). Arming a timer from
+ * its own callback is allowed; the periodic re-arm of that callback is then
+ * not done. The timer's overrun count restarts at 0.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 1 if the timer was pending (in a wheel or waiting for its
+ * callback) and was re-armed, 0 if it was idle; -EINVAL for unknown flags or
+ * TWHEEL_FIXED_DELAY without a period; -ERANGE if @cpu is not a possible
+ * CPU; -ENXIO if @cpu is offline.
+ */
+int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
+		  unsigned int flags, int cpu)
+{
+	u8 mode;
+	int ret;
+
+	ret = tw_check(period, flags, &mode);
+	if (ret)
+		return ret;
+	if (cpu != TWHEEL_CPU_ANY &&
+	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)))
+		return -ERANGE;
+	return tw_arm(timer, tw_deadline(expires, flags), period, mode, cpu,
+		      false);
+}
+EXPORT_SYMBOL_GPL(twheel_arm_on);
+
+/**
+ * twheel_modify() - change a timer's deadline and period
+ * @timer:	timer set up with twheel_timer_init()
+ * @expires:	new deadline in ns, relative or absolute (TWHEEL_ABS)
+ * @period:	new period in ns, 0 makes the timer one-shot
+ * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY
+ *
+ * Like twheel_arm_on() on the CPU the timer is on, in one step: the timer is
+ * never seen idle in between. An idle timer is armed. The overrun count is
+ * kept.
+ *
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: 1 if the timer was pending, 0 if not; -EINVAL as twheel_arm_on().
+ */
+int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
+		  unsigned int flags)
+{
+	u8 mode;
+	int ret;
+
+	ret = tw_check(period, flags, &mode);
+	if (ret)
+		return ret;
+	return tw_arm(timer, tw_deadline(expires, flags), period, mode,
+		      TWHEEL_CPU_ANY, true);
+}
+EXPORT_SYMBOL_GPL(twheel_modify);
 
 /**
  * twheel_cancel() - disarm a timer
@@ -249,6 +400,20 @@ int twheel_cancel(struct twheel_timer *t)
 	unsigned long flags;
 	int ret;
 
+	/*
+	 * An idle timer stays idle until it is armed, which the caller orders
+	 * against this call (as for del_timer()): nothing to do, and no lock
+	 * to take, as long as the lock was not what made it idle. It is for
+	 * a TWHEEL_TIMER_TICK timer: its callback runs under the base lock
+	 * after the timer went idle, and a cancel that returns must not see
+	 * it still running. A running periodic timer is RUNNING, not idle: its
+	 * re-arm is cancelled under the lock.
+	 */
+	if (READ_ONCE(t->state) == TWHEEL_IDLE &&
+	    !(READ_ONCE(t->node.flags) & TW_NODE_TICK)) {
+		trace_twheel_cancel(t, 0);
+		return 0;
+	}
 	base = tw_lock_base(t, &flags);
 	ret = tw_detach(base, t, tw_runner_of(base, t));
 	if (ret)

@@ -8,6 +8,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/prefetch.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -38,10 +39,8 @@ struct lockdep_map twheel_callback_map =
  * arm only needs the hrtimer by the new timer's own tick: O(1), no look at
  * the bitmaps. Base lock held.
  */
-void tw_reprogram(struct twheel_base *base, u64 next)
+void __tw_reprogram(struct twheel_base *base, u64 next)
 {
-	if (next >= base->next_tick)
-		return;
 	if (base->cpu == smp_processor_id()) {
 		base->next_tick = next;
 		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
@@ -91,11 +90,9 @@ void tw_wait_csd(struct twheel_base *base)
 	}
 }
 
-/* Stop the tick hrtimer if the wheel became empty. Base lock held. */
-void tw_maybe_idle(struct twheel_base *base)
+/* The wheel is empty and the tick hrtimer programmed: stop it. */
+void __tw_maybe_idle(struct twheel_base *base)
 {
-	if (base->wheel.pending || base->next_tick == TW_NO_TICK)
-		return;
 	/* Never hrtimer_cancel() here: the handler takes the base lock. */
 	hrtimer_try_to_cancel(&base->tick);
 	base->next_tick = TW_NO_TICK;
@@ -106,8 +103,8 @@ void tw_maybe_idle(struct twheel_base *base)
  * that is not counted or traced (a deferred arming was, when it was made).
  * Base lock held, base online.
  */
-static void tw_place(struct twheel_base *base, struct twheel_timer *t,
-		     u64 deadline)
+static __always_inline void tw_place(struct twheel_base *base,
+				     struct twheel_timer *t, u64 deadline)
 {
 	struct tw_wheel *w = &base->wheel;
 
@@ -213,42 +210,62 @@ static int tw_runner_cpu(struct twheel_base *base)
 }
 
 /*
+ * Call the callback of TWHEEL_TIMER_TICK timer @t, off the wheel at
+ * tick-clock time @now (ns), and re-arm it if it is periodic, lowering
+ * *@next to its tick. Base lock held, interrupts off.
+ */
+static void tw_expire_tick(struct twheel_base *base, struct twheel_timer *t,
+			   u64 now, u64 *next)
+{
+	u64 deadline = t->deadline;
+
+	WRITE_ONCE(t->state, TWHEEL_IDLE);
+	trace_twheel_expire(t, base->cpu, deadline, now);
+	twheel_stat_inc(callbacks);
+	twheel_stat_latency(now > deadline ? now - deadline : 0);
+	t->func(t);
+	if (t->mode == TWHEEL_MODE_ONESHOT)
+		return;
+	tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
+	*next = min(*next, t->node.expires);
+}
+
+/*
  * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
  * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
  * re-arm the periodic ones, lowering *@next to their tick), hand the others
- * to @base's work item. Base lock held, interrupts off; O(nodes on @batch),
- * which the caller bounds.
+ * to @base's runners: they stay on @batch, in order, and the list is put in
+ * front of @base->expired whole. One write per timer (its state), none to
+ * its neighbours. Base lock held, interrupts off; O(nodes on @batch), which
+ * the caller bounds.
  */
 static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 		      unsigned long n, u64 now, u64 *next)
 {
+	struct hlist_node *last = NULL;
 	struct twheel_timer *t;
 	struct hlist_node *tmp;
 	unsigned long queued = 0;
-	u64 deadline;
 
 	twheel_stat_add(expired, n);
 	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
-		hlist_del(&t->node.entry);
-		if (!(t->node.flags & TW_NODE_TICK)) {
+		if (likely(!(t->node.flags & TW_NODE_TICK))) {
 			WRITE_ONCE(t->state, TWHEEL_EXPIRED);
-			hlist_add_head(&t->node.entry, &base->expired);
+			last = &t->node.entry;
 			queued++;
 			continue;
 		}
-		deadline = t->deadline;
-		WRITE_ONCE(t->state, TWHEEL_IDLE);
-		trace_twheel_expire(t, base->cpu, deadline, now);
-		twheel_stat_inc(callbacks);
-		twheel_stat_latency(now > deadline ? now - deadline : 0);
-		t->func(t);
-		if (t->mode == TWHEEL_MODE_ONESHOT)
-			continue;
-		tw_enqueue(base, t, tw_next_deadline(t, deadline, now));
-		*next = min(*next, t->node.expires);
+		hlist_del(&t->node.entry);
+		tw_expire_tick(base, t, now, next);
 	}
 	if (!queued)
 		return;
+	/* @batch, first to @last, goes in front of @base->expired. */
+	last->next = base->expired.first;
+	if (last->next)
+		last->next->pprev = &last->next;
+	base->expired.first = batch->first;
+	batch->first->pprev = &base->expired.first;
 	base->nr_expired += queued;
 	/*
 	 * Between its CPU going down and the migration of its timers, a base's
@@ -387,6 +404,9 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
 		return NULL;
 	t = hlist_entry(base->run.first, struct twheel_timer, node.entry);
 	hlist_del_init(&t->node.entry);
+	/* The runner writes the next one too, soon: one timer, one line. */
+	if (base->run.first)
+		prefetchw(base->run.first);
 	return t;
 }
 
@@ -396,22 +416,26 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
  * until none is left. Before a callback it makes sure another runner is
  * queued if timers are left, so that a callback that sleeps holds back
  * only itself (see "Runners" in base.h).
+ *
+ * The clock is read once per group of up to TW_CLOCK_BATCH callbacks, not
+ * once per callback: when the runner starts and whenever it got the CPU
+ * back (after a reschedule, a wake-up or a pass), after a periodic callback
+ * (whose next deadline needs the time it returned: never early) and after
+ * TW_CLOCK_BATCH callbacks. The lateness of a callback is counted from that
+ * read (so it is short by at most the group's earlier callbacks), and
+ * cb_max_ns is the longest group.
  */
 void tw_work_fn(struct work_struct *work)
 {
 	struct tw_runner *r = container_of(work, struct tw_runner, work);
 	struct twheel_base *base = r->base;
+	unsigned int group = 0;
 	struct twheel_timer *t;
 	twheel_func_t func;
-	u64 deadline, start, end, next;
-	bool periodic, wake;
+	u64 deadline, now, end, next;
+	bool periodic, wake, read;
 
-	/*
-	 * One clock read per callback: the end of one callback is the start of
-	 * the next (only the base lock lies between them), re-read after a
-	 * reschedule.
-	 */
-	end = ktime_get_ns();
+	now = ktime_get_ns();
 	raw_spin_lock_irq(&base->lock);
 	r->state = TW_RUNNER_LOOKING;
 	for (;;) {
@@ -425,7 +449,8 @@ void tw_work_fn(struct work_struct *work)
 			if (tw_run_pass(base, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				cond_resched();
-				end = ktime_get_ns();
+				now = ktime_get_ns();
+				group = 0;
 				raw_spin_lock_irq(&base->lock);
 				continue;
 			}
@@ -443,6 +468,7 @@ void tw_work_fn(struct work_struct *work)
 		WRITE_ONCE(t->state, periodic ? TWHEEL_RUNNING :
 						TWHEEL_IDLE);
 		WRITE_ONCE(r->running, t);
+		base->nr_running++;
 		r->touched = false;
 		r->deferred = false;
 		r->state = TW_RUNNER_BUSY;
@@ -452,24 +478,29 @@ void tw_work_fn(struct work_struct *work)
 		raw_spin_unlock_irq(&base->lock);
 
 		/* From here on, a one-shot @t may be freed by its callback. */
-		start = end;
-		trace_twheel_expire(t, base->cpu, deadline, start);
+		trace_twheel_expire(t, base->cpu, deadline, now);
 		lock_map_acquire(&twheel_callback_map);
 		func(t);
 		lock_map_release(&twheel_callback_map);
-		end = ktime_get_ns();
+		read = periodic || ++group >= TW_CLOCK_BATCH;
+		end = read ? ktime_get_ns() : now;
 
 		raw_spin_lock_irq(&base->lock);
 		twheel_stat_inc(callbacks);
-		twheel_stat_latency(start > deadline ? start - deadline : 0);
-		twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
-				end - start);
+		twheel_stat_latency(now > deadline ? now - deadline : 0);
+		if (read) {
+			twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
+					end - now);
+			now = end;
+			group = 0;
+		}
 		if (periodic && !r->touched)
 			tw_defer(r, t, tw_next_deadline(t, deadline, end), -1);
 		/* Not r->touched alone: a one-shot @t may be freed by now. */
 		if (r->deferred)
 			tw_settle(base, r, t);
 		WRITE_ONCE(r->running, NULL);
+		base->nr_running--;
 		r->state = TW_RUNNER_LOOKING;
 		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */
 		wake = base->waiters;
@@ -478,7 +509,8 @@ void tw_work_fn(struct work_struct *work)
 			if (wake)
 				wake_up(&base->waitq);
 			cond_resched();
-			end = ktime_get_ns();
+			now = ktime_get_ns();
+			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}
 	}

@@ -2,7 +2,7 @@
 /*
  * twheel per-CPU driver internals, shared by its files (design in base.h):
  *
- *   base.c          the bases' storage and geometry, clock, base locking
+ *   base.c          the bases' storage and geometry, locking two bases
  *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
  *   base_arm.c      arm, cancel, cancel_sync, query
  *   base_hotplug.c  CPU hotplug: moving timers off a CPU going down
@@ -32,8 +32,6 @@ extern unsigned int tw_slot_bits;
 extern unsigned int tw_nr_levels;
 extern u64 tw_max_ktime_tick;	/* largest tick whose start fits a ktime_t */
 
-struct twheel_base *tw_lock_base(struct twheel_timer *t, unsigned long *flags)
-	__acquires(&base->lock);
 void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	__acquires(&a->lock) __acquires(&b->lock);
 void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
@@ -44,11 +42,11 @@ int tw_fallback_cpu(unsigned int from);
 #ifdef CONFIG_LOCKDEP
 extern struct lockdep_map twheel_callback_map;
 #endif
-void tw_reprogram(struct twheel_base *base, u64 next);
+void __tw_reprogram(struct twheel_base *base, u64 next);
 void tw_reprogram_next(struct twheel_base *base);
 void tw_csd_fn(void *info);
 void tw_wait_csd(struct twheel_base *base);
-void tw_maybe_idle(struct twheel_base *base);
+void __tw_maybe_idle(struct twheel_base *base);
 void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		  u64 deadline);
 void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline,
@@ -130,12 +128,32 @@ static inline ktime_t tw_tick_to_ktime(u64 tick)
 	return ns_to_ktime(tick * tw_tick_ns);
 }
 
+/*
+ * Make the tick hrtimer fire no later than tick @next (see
+ * __tw_reprogram()): nothing to do, the common case, when it fires by then
+ * already. Base lock held.
+ */
+static inline void tw_reprogram(struct twheel_base *base, u64 next)
+{
+	if (next < base->next_tick)
+		__tw_reprogram(base, next);
+}
+
+/* Stop the tick hrtimer if the wheel became empty. Base lock held. */
+static inline void tw_maybe_idle(struct twheel_base *base)
+{
+	if (!base->wheel.pending && base->next_tick != TW_NO_TICK)
+		__tw_maybe_idle(base);
+}
+
 /* The runner of @base running @t's callback, or NULL. Base lock held. */
 static inline struct tw_runner *tw_runner_of(struct twheel_base *base,
 					     const struct twheel_timer *t)
 {
 	unsigned int i;
 
+	if (likely(!base->nr_running))
+		return NULL;
 	for (i = 0; i < TW_RUNNERS; i++)
 		if (base->runner[i].running == t)
 			return &base->runner[i];

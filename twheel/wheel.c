@@ -160,29 +160,6 @@ void tw_wheel_add(struct tw_wheel *w, struct tw_node *n, u64 expires)
 		tw_add_overflow(w, n);
 }
 
-/**
- * tw_wheel_del() - disarm a node
- * @w:	the wheel holding @n
- * @n:	a node for which tw_node_in_wheel() is true
- *
- * O(1). The cached lower bound of the next tick with work stays as it is.
- */
-void tw_wheel_del(struct tw_wheel *w, struct tw_node *n)
-{
-	unsigned int b = n->bucket;
-
-	hlist_del_init(&n->entry);
-	n->bucket = TW_BUCKET_NONE;
-	w->pending--;
-	if (unlikely(b == TW_BUCKET_OVERFLOW)) {
-		if (hlist_empty(&w->overflow) && hlist_empty(&w->scanned))
-			w->ovf_min = TW_NO_TICK;
-		return;
-	}
-	if (hlist_empty(&w->buckets[b]))
-		w->bitmap[b >> w->bits] &= ~BIT(b & w->mask);
-}
-
 /*
  * Must the overflow list be pulled at the clock? Yes while a pull is under
  * way (@scanned holds the nodes it looked at) or once the clock is in the

@@ -12,7 +12,11 @@
 : "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
 : "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
 : "${USER_BIG_N:=0}" "${BURST_N:=100000}"
-: "${CPU:=1}"
+: "${CPU:=1}" "${TIER:=all}"
+# TIER=kernel: the in-kernel tier alone.
+if [ "$TIER" = kernel ]; then
+	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0
+fi
 
 CTL=/sys/kernel/debug/twheel_bench/ctl
 PARAMS=/sys/module/twheel/parameters
@@ -29,8 +33,10 @@ for p in max_timers max_timers_per_fd max_timers_per_user; do
 done
 
 # Idle first, while nothing at all is pending.
-log "idle wake-ups over ${IDLE_S}s, twice"
-twheel-ubench idle "$IDLE_S"
+if [ "$IDLE_S" -gt 0 ]; then
+	log "idle wake-ups over ${IDLE_S}s, twice"
+	twheel-ubench idle "$IDLE_S"
+fi
 
 # rotate WORDS...: print the words starting at position $ROT (interleaving).
 rotate() {
@@ -103,8 +109,10 @@ if [ "$BURST_N" -gt 0 ] && echo "$PEERS" | grep -qw twheel_ring; then
 		log "burst failed (exit $?)"
 fi
 
-log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
-twheel-ubench accuracy "$ACC_N" 1
+if [ "$ACC_N" -gt 0 ]; then
+	log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
+	twheel-ubench accuracy "$ACC_N" 1
+fi
 
 if [ "$SCALE_N" -gt 0 ]; then
 	log "scale: $SCALE_N twheel timers through the in-kernel API"

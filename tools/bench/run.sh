@@ -5,12 +5,15 @@
 #                               cores)
 #   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
 #                               no scale test (2-3 minutes)
+#   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
+#                               the run (QUICK or not): no userspace,
+#                               accuracy, idle, burst, scale or core tier
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
 # guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
 # benchmark, tools/testing/twheel/bench-core.sh. Outputs under build/bench/:
 # results.json, bench.png, lateness.png, and the raw guest log.
-# Environment: QUICK, TW_BENCH_CPU (guest CPU measured, default 1),
+# Environment: QUICK, TIER (all, kernel), TW_BENCH_CPU (guest CPU measured, default 1),
 # TW_BENCH_TIMEOUT (guest time limit, s).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -20,6 +23,11 @@ VM=$TW_TOP/tools/vm
 BENCH=$TW_TOP/tools/bench
 OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
+TIER=${TIER:-all}
+case "$TIER" in
+all | kernel) ;;
+*) tw_die "TIER=$TIER: expected all or kernel" ;;
+esac
 mkdir -p "$OUT"
 cd "$TW_TOP"
 
@@ -50,6 +58,7 @@ else
 	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
 fi
 echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
+echo "TIER=$TIER" >>"$OUT/bench.conf"
 
 # ------------------------------------------------------------ build
 t0=$(date +%s)
@@ -116,7 +125,9 @@ fi
 # ------------------------------------------------------------ host core tier
 core=$OUT/core.json
 : >"$core"
-if [ -x "$TW_TOP/tools/testing/twheel/bench-core.sh" ]; then
+if [ "$TIER" = kernel ]; then
+	tw_log "core tier: skipped (TIER=kernel)"
+elif [ -x "$TW_TOP/tools/testing/twheel/bench-core.sh" ]; then
 	[ "$QUICK" = 1 ] && export BENCH_NS="1000 10000 100000"
 	tw_stage "host-native core (callgrind)" \
 		nice "$TW_TOP/tools/testing/twheel/bench-core.sh" "$core" >"$OUT/core.txt" ||

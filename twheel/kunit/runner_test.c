@@ -5,6 +5,10 @@
  * timer never overlap on one base, even when it re-arms itself and then
  * sleeps past its next deadline.
  *
+ * A tick's expired timers reach the runners as one list (tw_expire()): in
+ * a batch of several passes' worth, with TWHEEL_TIMER_TICK timers mixed
+ * in, every timer fires once and none early.
+ *
  * The sleeping callback sleeps 1 s and the other timer, due 20 ms after it,
  * must fire within 500 ms of its deadline: with a single worker per CPU it
  * would be some 980 ms late, so the bound separates the two cases with
@@ -139,9 +143,83 @@ static void twr_no_overlap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->max_inside), 1);
 }
 
+/* More than two passes' budget (TW_PASS_BUDGET), every third a tick timer. */
+#define TWR_MIX_N		(3 * TW_PASS_BUDGET + 7)
+
+struct twr_mix;
+
+struct twr_mix_timer {
+	struct twheel_timer	timer;
+	struct twr_mix		*mix;
+	atomic_t		fired;
+};
+
+struct twr_mix {
+	struct twr_mix_timer	t[TWR_MIX_N];
+	atomic_t		early;
+	atomic_t		left;
+	u64			deadline;
+	struct completion	done;
+};
+
+/* Runs in the tick (hard irq) for tick timers: atomics and the clock only. */
+static void twr_mix_fn(struct twheel_timer *timer)
+{
+	struct twr_mix_timer *mt = container_of(timer, struct twr_mix_timer,
+						timer);
+	struct twr_mix *m = mt->mix;
+
+	if (ktime_get_ns() < m->deadline)
+		atomic_inc(&m->early);
+	atomic_inc(&mt->fired);
+	if (atomic_dec_and_test(&m->left))
+		complete(&m->done);
+}
+
+static void twr_mix_stop(void *data)
+{
+	struct twr_mix *m = data;
+	unsigned int i;
+
+	for (i = 0; i < TWR_MIX_N; i++)
+		twheel_cancel_sync(&m->t[i].timer);
+}
+
+static void twr_mixed_batch(struct kunit *test)
+{
+	int cpu = raw_smp_processor_id();
+	struct twr_mix *m;
+	unsigned int i;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	init_completion(&m->done);
+	atomic_set(&m->left, TWR_MIX_N);
+	m->deadline = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	for (i = 0; i < TWR_MIX_N; i++) {
+		twheel_timer_setup(&m->t[i].timer, twr_mix_fn,
+				   i % 3 ? 0 : TWHEEL_TIMER_TICK);
+		m->t[i].mix = m;
+	}
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twr_mix_stop, m));
+	for (i = 0; i < TWR_MIX_N; i++)
+		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&m->t[i].timer,
+						       m->deadline, 0,
+						       TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_TRUE(test, twr_wait(&m->done));
+	/* Nothing fires twice: give a duplicate the time to show. */
+	msleep(20);
+	for (i = 0; i < TWR_MIX_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&m->t[i].fired), 1,
+				    "timer %u", i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->early), 0);
+}
+
 static struct kunit_case twr_cases[] = {
 	KUNIT_CASE(twr_sleeper_isolated),
 	KUNIT_CASE(twr_no_overlap),
+	KUNIT_CASE(twr_mixed_batch),
 	{}
 };
 
