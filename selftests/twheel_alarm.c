@@ -210,10 +210,56 @@ static int rtc_wake_in(int sec)
 struct slept {
 	uint64_t	m0, b0, m1, b1;
 	int		err;
+	int		reonlined;	/* CPUs resume left offline, put back */
+	int		lost;		/* ... and those that would not come up */
 };
+
+/* The CPUs (below 64) that are online now, as a mask. */
+static uint64_t cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t mask = 1;	/* CPU 0 has no online file on x86 */
+	char path[96];
+	int cpu;
+
+	for (cpu = 1; cpu < n && cpu < 64; cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/online", cpu);
+		if (tw_read_ll(path) == 1)
+			mask |= 1ULL << cpu;
+	}
+	return mask;
+}
+
+/*
+ * Resume brings the non-boot CPUs back up, but under TCG a loaded host can
+ * make that time out ("do_boot_cpu failed"), which would leave the rest of
+ * the run on fewer CPUs: put back those of @before that are missing.
+ */
+static void cpus_restore(struct slept *s, uint64_t before)
+{
+	uint64_t now = cpus_online();
+	int cpu, try;
+
+	for (cpu = 1; cpu < 64; cpu++) {
+		if (!(before & ~now & (1ULL << cpu)))
+			continue;
+		for (try = 0; try < 3; try++)
+			if (!tw_cpu_set_online(cpu, 1))
+				break;
+		if (try < 3)
+			s->reonlined++;
+		else
+			s->lost++;
+	}
+}
 
 static void suspend_ram(struct slept *s, int backstop)
 {
+	uint64_t before = cpus_online();
+
+	s->reonlined = 0;
+	s->lost = 0;
 	s->err = rtc_wake_in(backstop);
 	s->m0 = clk_ns(CLOCK_MONOTONIC);
 	s->b0 = clk_ns(CLOCK_BOOTTIME);
@@ -222,6 +268,7 @@ static void suspend_ram(struct slept *s, int backstop)
 	s->m1 = clk_ns(CLOCK_MONOTONIC);
 	s->b1 = clk_ns(CLOCK_BOOTTIME);
 	rtc_wake_in(0);
+	cpus_restore(s, before);
 }
 
 /* CLOCK_BOOTTIME that CLOCK_MONOTONIC did not see: the suspended time. */
@@ -242,6 +289,9 @@ static const char *suspend_ram_or_why(struct __test_metadata *_metadata,
 	static char why[128];
 
 	suspend_ram(s, backstop);
+	if (s->reonlined || s->lost)
+		TH_LOG("resume left %d CPU(s) offline: %d put back online, %d not",
+		       s->reonlined + s->lost, s->reonlined, s->lost);
 	if (s->err) {
 		snprintf(why, sizeof(why), "suspend: %s", strerror(-s->err));
 		return why;
