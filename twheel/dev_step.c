@@ -12,7 +12,8 @@
  * function queues twheel_step_work: nothing else runs under that lock. The
  * work compares the offsets with the last ones it saw (a suspend that did
  * not change them, or the notifier's registration, costs a comparison) and
- * walks the files that ever had a clock-bound timer.
+ * walks the files that ever had a clock-bound timer, then the in-kernel
+ * clock timers (api_clock.c, twheel_clock_step()).
  *
  * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked
  * and the wake-ups of dev_wake.c set at the earliest of them (dev_file.h,
@@ -27,6 +28,7 @@
 #include <linux/pvclock_gtod.h>
 #include <linux/workqueue.h>
 
+#include "api_clock.h"
 #include "dev_file.h"
 #include "stats.h"
 
@@ -53,6 +55,7 @@ static void twheel_step_work_fn(struct work_struct *work)
 			n += twheel_file_clock_step(f);
 			cond_resched();
 		}
+		n += twheel_clock_step();
 		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
 				ktime_get_ns() - t0);
 		twheel_stat_add(clock_rebound, n);

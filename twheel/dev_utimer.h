@@ -113,11 +113,20 @@ static inline void twheel_utimer_bind(struct twheel_file *f,
 		twheel_wake_note(ut->clock, ut->deadline);
 }
 
+/*
+ * Re-arm @t one-shot at @mono on its CPU; if it went away meanwhile, the
+ * local one. Also used by the in-kernel clock timers (api_clock.c).
+ */
+static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
+{
+	if (twheel_modify(t, mono, 0, TWHEEL_ABS) < 0)
+		twheel_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+}
+
 /* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */
 static inline void twheel_utimer_rearm(struct twheel_utimer *ut, u64 mono)
 {
-	if (twheel_modify(&ut->timer, mono, 0, TWHEEL_ABS) < 0)
-		twheel_arm_on(&ut->timer, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+	twheel_rearm_mono(&ut->timer, mono);
 }
 
 #endif /* _TWHEEL_DEV_UTIMER_H */

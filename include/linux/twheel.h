@@ -26,6 +26,12 @@
  * are counted in overruns and never replayed as a burst) and fixed delay
  * (the next deadline is the moment the callback returned + period).
  *
+ * Other clocks: a struct twheel_clock_timer (twheel_clock_timer_setup()) is
+ * a timer on CLOCK_MONOTONIC, CLOCK_BOOTTIME or (absolute deadlines)
+ * CLOCK_REALTIME that follows its clock: it counts suspend (BOOTTIME) and
+ * follows clock_settime() and other steps (REALTIME), never firing early on
+ * its own clock; design at the head of twheel/api_clock.c.
+ *
  * Memory: sizeof(struct twheel_timer) is 64 bytes on 64-bit (asserted at build
  * time). The memory of a timer must stay valid until twheel_cancel_sync() has
  * returned, or until a one-shot timer's callback has started (a one-shot
@@ -136,6 +142,34 @@ struct twheel_timer_info {
 	u64	period;
 };
 
+struct twheel_clock_timer;
+typedef void (*twheel_clock_func_t)(struct twheel_clock_timer *ct);
+
+/**
+ * struct twheel_clock_timer - a timer on a chosen clock (fields private)
+ * @timer:	the CLOCK_MONOTONIC timer in the wheel
+ * @func:	callback, run in process context as a twheel_timer's
+ * @link:	on the module's list of armed clock-bound timers (api_clock.c)
+ * @deadline:	clock-bound: the deadline on @clockid, ns (host time)
+ * @period:	clock-bound: the period in ns, 0 for one-shot
+ * @overruns:	clock-bound: periods skipped since the timer was armed
+ * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
+ * @armed:	clock-bound: armed, callback not yet started (one-shot)
+ *
+ * The design is at the head of twheel/api_clock.c. A CLOCK_MONOTONIC one
+ * is a plain struct twheel_timer with a wrapped callback.
+ */
+struct twheel_clock_timer {
+	struct twheel_timer	timer;
+	twheel_clock_func_t	func;
+	struct list_head	link;
+	u64			deadline;
+	u64			period;
+	u32			overruns;
+	s32			clockid;
+	bool			armed;
+};
+
 void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 			unsigned int flags);
 int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
@@ -146,6 +180,16 @@ int twheel_cancel(struct twheel_timer *timer);
 int twheel_cancel_sync(struct twheel_timer *timer);
 int twheel_query(struct twheel_timer *timer, struct twheel_timer_info *info);
 u64 twheel_tick_ns(void);
+int twheel_clock_timer_setup(struct twheel_clock_timer *ct, clockid_t clockid,
+			     twheel_clock_func_t func);
+int twheel_clock_arm_on(struct twheel_clock_timer *ct, u64 expires,
+			u64 period, unsigned int flags, int cpu);
+int twheel_clock_modify(struct twheel_clock_timer *ct, u64 expires,
+			u64 period, unsigned int flags);
+int twheel_clock_cancel(struct twheel_clock_timer *ct);
+int twheel_clock_cancel_sync(struct twheel_clock_timer *ct);
+int twheel_clock_query(struct twheel_clock_timer *ct,
+		       struct twheel_timer_info *info);
 
 /**
  * twheel_timer_init() - set up a timer whose callback runs in process context

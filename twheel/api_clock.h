@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel in-kernel clock timers (api_clock.c): the hook of clock steps,
+ * called by dev_step.c's work item.
+ */
+#ifndef _TWHEEL_API_CLOCK_H
+#define _TWHEEL_API_CLOCK_H
+
+unsigned long twheel_clock_step(void);
+
+#endif /* _TWHEEL_API_CLOCK_H */

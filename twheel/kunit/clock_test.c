@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite twheel_clock of the in-kernel clock timers (api_clock.c):
+ * bad clocks and flags, a CLOCK_BOOTTIME timer that fires not early on its
+ * clock, and CLOCK_REALTIME absolute timers across steps of the wall clock
+ * made with do_settimeofday64(): a step forward past the deadline fires at
+ * once, a step back delays the timer until the clock gets there again, a
+ * timer armed after the step back does not fire early.
+ *
+ * The step case sets CLOCK_REALTIME and puts it back at the end to the
+ * value found at its start plus the CLOCK_MONOTONIC time elapsed; it takes
+ * about one second.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/time.h>
+#include <linux/timekeeping.h>
+#include <linux/twheel.h>
+
+#define TWC_MS		((u64)NSEC_PER_MSEC)
+#define TWC_HOUR	(3600ULL * NSEC_PER_SEC)
+/* Upper bound on a wait for a callback that is due. */
+#define TWC_WAIT_MS	1500
+
+struct twc_timer {
+	struct twheel_clock_timer	ct;
+	atomic_t			calls;
+	u64				fired_real;	/* first callback */
+	u64				fired_boot;
+	u64				fired_mono;
+	struct completion		done;		/* first callback */
+};
+
+static void twc_fn(struct twheel_clock_timer *ct)
+{
+	struct twc_timer *t = container_of(ct, struct twc_timer, ct);
+
+	if (atomic_inc_return(&t->calls) != 1)
+		return;
+	t->fired_real = ktime_get_real_ns();
+	t->fired_boot = ktime_get_boottime_ns();
+	t->fired_mono = ktime_get_ns();
+	complete(&t->done);
+}
+
+/*
+ * Per case: three timers and the clocks at the start. The exit cancels the
+ * timers and puts the wall clock back even when an assertion ended the case.
+ */
+struct twc_ctx {
+	struct twc_timer	t[3];
+	u64			real0;
+	u64			mono0;
+	bool			stepped;
+};
+
+static int twc_init(struct kunit *test)
+{
+	struct twc_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	c->real0 = ktime_get_real_ns();
+	c->mono0 = ktime_get_ns();
+	test->priv = c;
+	return 0;
+}
+
+static void twc_set_real(u64 ns)
+{
+	struct timespec64 ts = ns_to_timespec64(ns);
+
+	WARN_ON(do_settimeofday64(&ts));
+}
+
+/* The wall clock as found at the start, plus the time elapsed since. */
+static void twc_restore_real(struct twc_ctx *c)
+{
+	twc_set_real(c->real0 + (ktime_get_ns() - c->mono0));
+}
+
+static void twc_exit(struct kunit *test)
+{
+	struct twc_ctx *c = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->t); i++)
+		if (c->t[i].ct.func)
+			twheel_clock_cancel_sync(&c->t[i].ct);
+	if (c->stepped)
+		twc_restore_real(c);
+}
+
+static int twc_setup(struct twc_timer *t, clockid_t clockid)
+{
+	atomic_set(&t->calls, 0);
+	init_completion(&t->done);
+	return twheel_clock_timer_setup(&t->ct, clockid, twc_fn);
+}
+
+static bool twc_wait(struct twc_timer *t, unsigned int ms)
+{
+	return wait_for_completion_timeout(&t->done, msecs_to_jiffies(ms));
+}
+
+static void twc_bad_input(struct kunit *test)
+{
+	static const clockid_t bad[] = {
+		CLOCK_TAI, CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
+		CLOCK_PROCESS_CPUTIME_ID, CLOCK_MONOTONIC_RAW, -1,
+	};
+	struct twc_ctx *c = test->priv;
+	struct twc_timer *t = &c->t[0];
+	struct twheel_timer_info info;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, twc_setup(t, bad[i]), -EINVAL,
+				    "clockid %d", bad[i]);
+
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_REALTIME), 0);
+	/* Relative CLOCK_REALTIME: not a wall-clock deadline. */
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_MS, 0, 0,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_modify(&t->ct, TWC_MS, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_HOUR, TWC_MS,
+						  TWHEEL_ABS | TWHEEL_FIXED_DELAY,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_HOUR, 0,
+						  TWHEEL_ABS | BIT(7),
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_HOUR, 0, TWHEEL_ABS,
+						  -5), -ERANGE);
+	/* Nothing was armed by the refused calls. */
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&t->ct, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)TWHEEL_IDLE);
+	KUNIT_EXPECT_EQ(test, info.deadline, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_cancel(&t->ct), 0);
+
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_BOOTTIME), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_MS, TWC_MS,
+						  TWHEEL_FIXED_DELAY,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_MONOTONIC), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_arm_on(&t->ct, TWC_MS, 0,
+						  TWHEEL_FIXED_DELAY,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 0);
+}
+
+/* A relative CLOCK_BOOTTIME timer, then a periodic one on the same clock. */
+static void twc_boottime(struct kunit *test)
+{
+	struct twc_ctx *c = test->priv;
+	struct twc_timer *t = &c->t[0];
+	struct twheel_timer_info info;
+	u64 b0, late;
+
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_BOOTTIME), 0);
+	b0 = ktime_get_boottime_ns();
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&t->ct, 20 * TWC_MS, 0, 0,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&t->ct, &info), 0);
+	KUNIT_EXPECT_GE(test, info.deadline, b0 + 20 * TWC_MS);
+	KUNIT_EXPECT_LE(test, info.deadline, ktime_get_boottime_ns() + 20 * TWC_MS);
+	KUNIT_EXPECT_LE(test, info.remaining, 20 * TWC_MS);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)TWHEEL_MODE_ONESHOT);
+	KUNIT_ASSERT_TRUE(test, twc_wait(t, TWC_WAIT_MS));
+	KUNIT_EXPECT_GE(test, t->fired_boot, info.deadline);
+	late = t->fired_boot - info.deadline;
+	kunit_info(test, "boottime one-shot: %llu us late\n", late / 1000);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&t->ct, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.deadline, 0ULL);
+
+	/* Fixed rate on CLOCK_BOOTTIME: keeps firing until cancelled. */
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_BOOTTIME), 0);
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&t->ct, 10 * TWC_MS,
+						  10 * TWC_MS, 0,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&t->ct, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.mode, (u32)TWHEEL_MODE_FIXED_RATE);
+	KUNIT_EXPECT_EQ(test, info.period, 10 * TWC_MS);
+	msleep(100);
+	KUNIT_EXPECT_GE(test, twheel_clock_cancel_sync(&t->ct), 0);
+	KUNIT_EXPECT_GE(test, atomic_read(&t->calls), 2);
+	KUNIT_EXPECT_FALSE(test, twheel_pending(&t->ct.timer));
+}
+
+static void twc_realtime_step(struct kunit *test)
+{
+	struct twc_ctx *c = test->priv;
+	struct twc_timer *a = &c->t[0], *b = &c->t[1], *d = &c->t[2];
+	struct twheel_timer_info info;
+	u64 da, db, dd, t0;
+
+	KUNIT_ASSERT_EQ(test, twc_setup(a, CLOCK_REALTIME), 0);
+	KUNIT_ASSERT_EQ(test, twc_setup(b, CLOCK_REALTIME), 0);
+	KUNIT_ASSERT_EQ(test, twc_setup(d, CLOCK_REALTIME), 0);
+
+	/* A: 2 s ahead, then the wall clock jumps 1 h forward: fires at once. */
+	da = c->real0 + 2 * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&a->ct, da, 0, TWHEEL_ABS,
+						  TWHEEL_CPU_ANY), 0);
+	t0 = ktime_get_ns();
+	c->stepped = true;
+	twc_set_real(ktime_get_real_ns() + TWC_HOUR);
+	KUNIT_EXPECT_TRUE(test, twc_wait(a, TWC_WAIT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->calls), 1);
+	KUNIT_EXPECT_GE(test, a->fired_real, da);
+	KUNIT_EXPECT_LT(test, a->fired_mono - t0, (u64)TWC_WAIT_MS * TWC_MS);
+	kunit_info(test, "+1 h step: fired %llu ms after it\n",
+		   (a->fired_mono - t0) / TWC_MS);
+	twc_restore_real(c);
+
+	/* B: 300 ms ahead, then the wall clock goes back 1 h: not due. */
+	db = ktime_get_real_ns() + 300 * TWC_MS;
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&b->ct, db, 0, TWHEEL_ABS,
+						  TWHEEL_CPU_ANY), 0);
+	twc_set_real(ktime_get_real_ns() - TWC_HOUR);
+	/* D: armed after the step back, 100 ms ahead: not early either. */
+	dd = ktime_get_real_ns() + 100 * TWC_MS;
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&d->ct, dd, 0, TWHEEL_ABS,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_TRUE(test, twc_wait(d, TWC_WAIT_MS));
+	KUNIT_EXPECT_GE(test, d->fired_real, dd);
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&b->ct, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.deadline, db);
+	KUNIT_EXPECT_GT(test, info.remaining, TWC_HOUR - 10 * NSEC_PER_SEC);
+
+	/* Back to the true time: B is due and fires at once. */
+	twc_restore_real(c);
+	KUNIT_EXPECT_TRUE(test, twc_wait(b, TWC_WAIT_MS));
+	KUNIT_EXPECT_GE(test, b->fired_real, db);
+
+	c->stepped = false;
+	twheel_clock_cancel_sync(&a->ct);
+	twheel_clock_cancel_sync(&b->ct);
+	twheel_clock_cancel_sync(&d->ct);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->calls), 1);
+}
+
+static struct kunit_case twc_cases[] = {
+	KUNIT_CASE(twc_bad_input),
+	KUNIT_CASE(twc_boottime),
+	KUNIT_CASE(twc_realtime_step),
+	{}
+};
+
+static struct kunit_suite twc_suite = {
+	.name = "twheel_clock",
+	.init = twc_init,
+	.exit = twc_exit,
+	.test_cases = twc_cases,
+};
+
+kunit_test_suites(&twc_suite);
