@@ -23,7 +23,10 @@ ccflags-y += $(call tw_probe,workqueue.h,$(tw_pat_wq_percpu),-DTWHEEL_HAVE_WQ_PE
 tw_pat_vm_flags_mod := void vm_flags_mod[(]
 ccflags-y += $(call tw_probe,mm.h,$(tw_pat_vm_flags_mod),-DTWHEEL_HAVE_VM_FLAGS_SET)
 
-# alarm_start_timer() (7.x) replaces alarm_start(); alarm callbacks return
-# void instead of enum alarmtimer_restart.
+# Alarm callbacks return void once enum alarmtimer_restart is gone (6.13);
+# alarm_start_timer() (7.x) later replaces alarm_start(). Two changes, two
+# probes: kernels in between have the void callback and alarm_start().
+tw_pat_alarm_restart := enum alarmtimer_restart
+ccflags-y += $(call tw_probe,alarmtimer.h,$(tw_pat_alarm_restart),-DTWHEEL_HAVE_ALARM_RESTART)
 tw_pat_alarm_start_timer := bool alarm_start_timer[(]
 ccflags-y += $(call tw_probe,alarmtimer.h,$(tw_pat_alarm_start_timer),-DTWHEEL_HAVE_ALARM_START_TIMER)

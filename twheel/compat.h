@@ -74,32 +74,32 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
- * alarm_start_timer() (7.x) replaces alarm_start(), and an alarm's callback
- * returns nothing instead of enum alarmtimer_restart. compat.mk probes for
- * it. twheel_alarm_nop(): a callback that does nothing and does not restart.
+ * Alarm timers: a callback returns enum alarmtimer_restart before 6.13 and
+ * nothing after; alarm_start_timer() (7.x) replaces alarm_start(). compat.mk
+ * probes for each. twheel_alarm_nop(): a callback that does nothing and
+ * does not restart.
  */
 #include <linux/alarmtimer.h>
-#ifdef TWHEEL_HAVE_ALARM_START_TIMER
-static inline void twheel_alarm_nop(struct alarm *alarm, ktime_t now)
-{
-}
-
-static inline void twheel_alarm_start(struct alarm *alarm, ktime_t expires)
-{
-	/* false if already expired: then it is not queued, nothing to do. */
-	alarm_start_timer(alarm, expires, false);
-}
-#else
+#ifdef TWHEEL_HAVE_ALARM_RESTART
 static inline enum alarmtimer_restart
 twheel_alarm_nop(struct alarm *alarm, ktime_t now)
 {
 	return ALARMTIMER_NORESTART;
 }
+#else
+static inline void twheel_alarm_nop(struct alarm *alarm, ktime_t now)
+{
+}
+#endif
 
 static inline void twheel_alarm_start(struct alarm *alarm, ktime_t expires)
 {
+#ifdef TWHEEL_HAVE_ALARM_START_TIMER
+	/* false if already expired: then it is not queued, nothing to do. */
+	alarm_start_timer(alarm, expires, false);
+#else
 	alarm_start(alarm, expires);
-}
 #endif
+}
 
 #endif /* _TWHEEL_COMPAT_H */
