@@ -60,10 +60,10 @@
  *
  * Contexts: the tick (hard irq, or softirq on PREEMPT_RT, as its hrtimer
  * is not _HARD), the reprogram IPI (hard irq everywhere), arm/cancel
- * (any context that may disable interrupts), the runners and hotplug
- * callbacks (process context). Every one takes only the raw base lock, so
- * the same code is correct on PREEMPT_RT; wake-ups of twheel_cancel_sync()
- * waiters happen after the lock is dropped.
+ * (process or softirq context and callbacks, never hard irq), the runners
+ * and hotplug callbacks (process context). Every one takes only the raw
+ * base lock, so the same code is correct on PREEMPT_RT; wake-ups of
+ * twheel_cancel_sync() waiters happen after the lock is dropped.
  *
  * CPU hotplug: a CPU going down stops taking new timers and hands its
  * pending timers and expired batch to an online CPU with unchanged deadlines
