@@ -237,6 +237,7 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req)
 {
 	struct twheel_utimer *ut;
+	s64 real = 0;
 	int ret;
 
 	spin_lock(&f->lock);
@@ -245,6 +246,9 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		ret = -ENOENT;
 		goto unlock;
 	}
+	/* Cancel-on-set: the offset before the conversion, as at arm. */
+	if (req->cos)
+		real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	ret = twheel_modify(&ut->timer,
 			    twheel_uclock_to_mono(req->clock, req->own), 0,
 			    TWHEEL_ABS);
@@ -255,7 +259,7 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		ret = 1;
 	}
 	if (req->cos)
-		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+		ut->expired = real;
 	twheel_utimer_set_mode(ut, req);
 	twheel_utimer_bind(f, ut);
 unlock:
