@@ -15,12 +15,13 @@
  * own clock again: if it was set back and the deadline is not reached, the
  * timer is re-armed at the new conversion instead of calling the user's
  * callback (never early on the own clock, O(1)). While armed, a clock-bound
- * timer is on twheel_clock_list; when an offset changes (clock_settime(),
- * adjtimex() steps, resume from suspend) dev_step.c's work item, the one
- * that follows steps for /dev/twheel files, calls twheel_clock_step(),
- * which re-arms every timer on the list: a forward step fires the timers
- * now due at the next tick. Cost: O(armed clock-bound timers) per step,
- * TWHEEL_CLOCK_STEP_CHUNK per hold of the lock, nothing for the others.
+ * timer is on its clock's twheel_clock_list; when an offset changes
+ * (clock_settime(), adjtimex() steps, resume from suspend) dev_step.c's
+ * work item, the one that follows steps for /dev/twheel files, calls
+ * twheel_clock_step(), which re-arms every timer on the lists of the clocks
+ * that moved: a forward step fires the timers now due at the next tick.
+ * Cost: O(armed timers on those clocks) per step, TWHEEL_CLOCK_STEP_CHUNK
+ * per hold of the lock, nothing for the others.
  *
  * Periodic clock-bound timers are fixed rate on their own clock: deadline
  * n = first deadline + n * period on that clock. The callback wrapper puts
@@ -58,7 +59,11 @@
 #define TWHEEL_CLOCK_STEP_CHUNK	64
 
 static DEFINE_SPINLOCK(twheel_clock_lock);
-static LIST_HEAD(twheel_clock_list);
+/* Armed clock-bound timers, per clock (index clock - TWHEEL_UCLK_BOOT). */
+static struct list_head twheel_clock_list[TWHEEL_UCLK_BOUND] = {
+	LIST_HEAD_INIT(twheel_clock_list[0]),
+	LIST_HEAD_INIT(twheel_clock_list[1]),
+};
 
 /* The enum twheel_uclock of @ct's clock. */
 static unsigned int twheel_clock_of(const struct twheel_clock_timer *ct)
@@ -71,6 +76,12 @@ static unsigned int twheel_clock_of(const struct twheel_clock_timer *ct)
 	default:
 		return TWHEEL_UCLK_MONO;
 	}
+}
+
+/* The list of armed timers of @ct's clock. */
+static struct list_head *twheel_clock_list_of(const struct twheel_clock_timer *ct)
+{
+	return &twheel_clock_list[twheel_clock_of(ct) - TWHEEL_UCLK_BOOT];
 }
 
 /* Put @ct's wheel timer at its own deadline's conversion (lock held). */
@@ -199,7 +210,7 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 		if (!modify)
 			ct->overruns = 0;
 		ct->armed = true;
-		list_move_tail(&ct->link, &twheel_clock_list);
+		list_move_tail(&ct->link, twheel_clock_list_of(ct));
 	} else if (!twheel_pending(&ct->timer)) {
 		twheel_clock_unbind(ct);
 	}
@@ -332,9 +343,10 @@ EXPORT_SYMBOL_GPL(twheel_clock_query);
 
 /**
  * twheel_clock_step() - follow a step of CLOCK_REALTIME or CLOCK_BOOTTIME
+ * @clocks:	the clocks that moved, bits BIT(enum twheel_uclock)
  *
- * Re-arms every armed clock-bound timer at its deadline converted with the
- * clocks' new offsets (a timer now due fires at the next tick). The lock is
+ * Re-arms every armed timer on those clocks at its deadline converted with
+ * the clocks' new offsets (a timer now due fires at the next tick). The lock is
  * dropped every TWHEEL_CLOCK_STEP_CHUNK timers; timers armed meanwhile use
  * the new offsets already, timers that fire or are cancelled meanwhile
  * leave @todo.
@@ -342,7 +354,7 @@ EXPORT_SYMBOL_GPL(twheel_clock_query);
  * Context: process context (dev_step.c's work item), may sleep.
  * Return: the number of timers re-armed.
  */
-unsigned long twheel_clock_step(void)
+unsigned long twheel_clock_step(unsigned int clocks)
 {
 	struct twheel_clock_timer *ct;
 	unsigned long done = 0;
@@ -350,13 +362,15 @@ unsigned long twheel_clock_step(void)
 	unsigned int n;
 
 	spin_lock_bh(&twheel_clock_lock);
-	list_splice_init(&twheel_clock_list, &todo);
+	for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
+		if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
+			list_splice_init(&twheel_clock_list[n], &todo);
 	while (!list_empty(&todo)) {
 		for (n = 0; n < TWHEEL_CLOCK_STEP_CHUNK && !list_empty(&todo);
 		     n++) {
 			ct = list_first_entry(&todo, struct twheel_clock_timer,
 					      link);
-			list_move_tail(&ct->link, &twheel_clock_list);
+			list_move_tail(&ct->link, twheel_clock_list_of(ct));
 			twheel_clock_rearm(ct);
 			done++;
 		}

@@ -6,6 +6,6 @@
 #ifndef _TWHEEL_API_CLOCK_H
 #define _TWHEEL_API_CLOCK_H
 
-unsigned long twheel_clock_step(void);
+unsigned long twheel_clock_step(unsigned int clocks);
 
 #endif /* _TWHEEL_API_CLOCK_H */

@@ -46,10 +46,12 @@
  * back meanwhile it is not due, and it is re-armed at the new conversion
  * instead of queuing an event (O(1); never early). While armed and not
  * queued it is linked on @file->clocked (by @link, which is on @file->ready
- * while queued). A clock step (dev_step.c: the timekeeping notifier with
- * was_set, then irq_work, then a work item) re-arms every timer on the
- * clocked lists of the files that ever had one, TWHEEL_STEP_CHUNK timers
- * per hold of the file lock: O(clock-bound timers), nothing for the others.
+ * while queued), one list per clock. A clock step (dev_step.c: the
+ * timekeeping notifier with was_set, then irq_work, then a work item)
+ * re-arms the timers on the lists of the clocks whose offset moved, in the
+ * files that ever had one, TWHEEL_STEP_CHUNK timers per hold of the file
+ * lock: O(timers on the clocks that moved), nothing for the others (a
+ * CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone).
  * Cancel-on-set timers keep the CLOCK_REALTIME offset they were armed with
  * in @expired (unused while armed) and end with a canceled event when it
  * changed. Lock order: twheel_step_mutex -> file lock -> base lock.
@@ -60,7 +62,8 @@
  * timerfd) is a CLOCK_REALTIME timer, one on CLOCK_BOOTTIME_ALARM a
  * CLOCK_BOOTTIME one, with @alarm set: everything above applies, and while
  * armed and not queued it is linked on @file->alarms instead of
- * @file->clocked. A clock step walks both lists. In addition, suspend
+ * @file->clocked (again one list per clock). A clock step walks both
+ * kinds of list. In addition, suspend
  * must end by its deadline: dev_wake.c keeps one struct alarm per alarm
  * clock for the module (two in all, whatever the number of timers), never
  * later than the earliest armed alarm timer. An arm updates it in O(1), and
@@ -110,6 +113,19 @@ struct twheel_user;
  * is read.
  */
 
+/*
+ * The clock of a timer of the ioctl ABI (see "Clocks"). The clock-bound
+ * ones (all but MONO) are TWHEEL_UCLK_BOUND, and a file keeps one list per
+ * clock-bound clock, at index clock - TWHEEL_UCLK_BOOT.
+ */
+enum twheel_uclock {
+	TWHEEL_UCLK_MONO	= 0,
+	TWHEEL_UCLK_BOOT	= 1,
+	TWHEEL_UCLK_REAL	= 2,
+};
+
+#define TWHEEL_UCLK_BOUND	2
+
 /**
  * struct twheel_file - the timer set of one open file
  * @lock:	protects everything below but @nr and @next_id (see above)
@@ -123,8 +139,8 @@ struct twheel_user;
  * @user:	the opener's count against max_timers_per_user (dev_caps.c);
  *		constant
  * @clocked:	clock-bound timers armed and not queued (see "Clocks"),
- *		but alarm timers
- * @alarms:	alarm timers armed and not queued (see "Alarms")
+ *		but alarm timers; per clock (twheel_utimer_list())
+ * @alarms:	alarm timers armed and not queued (see "Alarms"), per clock
  * @step_link:	link in dev_step.c's list of files with clock-bound
  *		timers, under twheel_step_mutex
  * @stepped:	on that list (set once, under twheel_step_mutex)
@@ -138,8 +154,8 @@ struct twheel_file {
 	atomic64_t		next_id;
 	struct twheel_table	*table;
 	struct twheel_user	*user;
-	struct list_head	clocked;
-	struct list_head	alarms;
+	struct list_head	clocked[TWHEEL_UCLK_BOUND];
+	struct list_head	alarms[TWHEEL_UCLK_BOUND];
 	struct list_head	step_link;
 	bool			stepped;
 };
@@ -187,13 +203,6 @@ struct twheel_utimer {
 	u64			alarm:1;
 };
 
-/* The clock of a timer of the ioctl ABI (see "Clocks"). */
-enum twheel_uclock {
-	TWHEEL_UCLK_MONO	= 0,
-	TWHEEL_UCLK_BOOT	= 1,
-	TWHEEL_UCLK_REAL	= 2,
-};
-
 /* The checked, kernel-side form of an arm or modify request. */
 struct twheel_req {
 	u64		deadline;	/* absolute, CLOCK_MONOTONIC ns */
@@ -230,7 +239,8 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 			 size_t count);
 
 /* dev_timer.c */
-unsigned long twheel_file_clock_step(struct twheel_file *f);
+unsigned long twheel_file_clock_step(struct twheel_file *f,
+				     unsigned int clocks);
 unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min);
 void twheel_utimer_free(struct twheel_utimer *ut);
 int twheel_dev_timers_init(void);

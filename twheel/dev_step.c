@@ -10,10 +10,14 @@
  * with the timekeeper lock held and interrupts off; only updates that set
  * the clock pass was_set. The notifier then queues an irq_work, whose
  * function queues twheel_step_work: nothing else runs under that lock. The
- * work compares the offsets with the last ones it saw (a suspend that did
- * not change them, or the notifier's registration, costs a comparison) and
- * walks the files that ever had a clock-bound timer, then the in-kernel
- * clock timers (api_clock.c, twheel_clock_step()).
+ * notifier also counts the sets. The work compares the offsets with the
+ * last ones it saw and walks, in the files that ever had a clock-bound
+ * timer and then among the in-kernel clock timers (api_clock.c,
+ * twheel_clock_step()), the timers of the clocks whose offset moved. When
+ * none moved but a set came since its last walk (two steps that cancel
+ * out before the work runs: the timers armed between them have an offset
+ * that is neither), it walks the timers of both clocks. A set that
+ * changed nothing (the notifier's registration) costs such a walk too.
  *
  * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked
  * and the wake-ups of dev_wake.c set at the earliest of them (dev_file.h,
@@ -37,25 +41,37 @@ static DEFINE_MUTEX(twheel_step_mutex);
 static LIST_HEAD(twheel_step_files);
 static s64 twheel_step_real;
 static s64 twheel_step_boot;
+static unsigned int twheel_step_seen;	/* twheel_step_sets at the last walk */
+static atomic_t twheel_step_sets;	/* clock sets notified */
 
 static void twheel_step_work_fn(struct work_struct *work)
 {
+	/* The count before the offsets: a later set queues the work again. */
+	unsigned int sets = atomic_read_acquire(&twheel_step_sets);
 	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
+	unsigned int clocks = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
 	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
-	if (real != twheel_step_real || boot != twheel_step_boot) {
+	if (real != twheel_step_real)
+		clocks |= BIT(TWHEEL_UCLK_REAL);
+	if (boot != twheel_step_boot)
+		clocks |= BIT(TWHEEL_UCLK_BOOT);
+	if (!clocks && sets != twheel_step_seen)
+		clocks = BIT(TWHEEL_UCLK_REAL) | BIT(TWHEEL_UCLK_BOOT);
+	if (clocks) {
 		t0 = ktime_get_ns();
 		twheel_step_real = real;
 		twheel_step_boot = boot;
+		twheel_step_seen = sets;
 		list_for_each_entry(f, &twheel_step_files, step_link) {
-			n += twheel_file_clock_step(f);
+			n += twheel_file_clock_step(f, clocks);
 			cond_resched();
 		}
-		n += twheel_clock_step();
+		n += twheel_clock_step(clocks);
 		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
 				ktime_get_ns() - t0);
 		twheel_stat_add(clock_rebound, n);
@@ -77,8 +93,10 @@ static struct irq_work twheel_step_irq_work;
 static int twheel_step_notify(struct notifier_block *nb, unsigned long was_set,
 			      void *tk)
 {
-	if (was_set)
+	if (was_set) {
+		atomic_inc(&twheel_step_sets);
 		irq_work_queue(&twheel_step_irq_work);
+	}
 	return NOTIFY_DONE;
 }
 
@@ -168,6 +186,7 @@ int twheel_step_init(void)
 
 	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
+	twheel_step_seen = atomic_read(&twheel_step_sets);
 	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
 	twheel_wake_init();
 	ret = register_pm_notifier(&twheel_step_pm_nb);

@@ -105,12 +105,16 @@ void twheel_utimer_free(struct twheel_utimer *ut)
  */
 void twheel_file_init(struct twheel_file *f)
 {
+	unsigned int i;
+
 	spin_lock_init(&f->lock);
 	xa_init_flags(&f->timers, XA_FLAGS_ACCOUNT);
 	INIT_LIST_HEAD(&f->ready);
 	init_waitqueue_head(&f->wq);
-	INIT_LIST_HEAD(&f->clocked);
-	INIT_LIST_HEAD(&f->alarms);
+	for (i = 0; i < TWHEEL_UCLK_BOUND; i++) {
+		INIT_LIST_HEAD(&f->clocked[i]);
+		INIT_LIST_HEAD(&f->alarms[i]);
+	}
 	INIT_LIST_HEAD(&f->step_link);
 	atomic_long_set(&f->nr, 0);
 	atomic64_set(&f->next_id, 0);
@@ -269,18 +273,21 @@ unlock:
 
 /**
  * twheel_file_clock_step() - follow a step of CLOCK_REALTIME or BOOTTIME
- * @f:	a file that had clock-bound timers
+ * @f:		a file that had clock-bound timers
+ * @clocks:	the clocks that moved, bits BIT(enum twheel_uclock)
  *
- * Re-arms each clock-bound timer of @f at its deadline converted with the
- * clocks' new offsets (a timer now due fires at the next tick), and ends
- * the cancel-on-set ones armed before a CLOCK_REALTIME step. The file lock
+ * Re-arms each timer of @f on those clocks at its deadline converted with
+ * the clocks' new offsets (a timer now due fires at the next tick), and
+ * ends the cancel-on-set ones armed before a CLOCK_REALTIME step; the
+ * timers of other clocks are not looked at. The file lock
  * is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile use
  * the new offsets already, timers that fire or go meanwhile leave @todo.
  *
  * Context: process context (dev_step.c's work item), may sleep.
  * Return: the number of timers re-armed or canceled.
  */
-unsigned long twheel_file_clock_step(struct twheel_file *f)
+unsigned long twheel_file_clock_step(struct twheel_file *f,
+				     unsigned int clocks)
 {
 	struct twheel_utimer *ut;
 	unsigned long done = 0;
@@ -288,8 +295,12 @@ unsigned long twheel_file_clock_step(struct twheel_file *f)
 	unsigned int n;
 
 	spin_lock(&f->lock);
-	list_splice_init(&f->clocked, &todo);
-	list_splice_init(&f->alarms, &todo);
+	for (n = 0; n < TWHEEL_UCLK_BOUND; n++) {
+		if (!(clocks & BIT(TWHEEL_UCLK_BOOT + n)))
+			continue;
+		list_splice_init(&f->clocked[n], &todo);
+		list_splice_init(&f->alarms[n], &todo);
+	}
 	while (!list_empty(&todo)) {
 		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
 			ut = list_first_entry(&todo, struct twheel_utimer, link);
@@ -322,13 +333,15 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 {
 	struct twheel_utimer *ut;
 	unsigned long n = 0;
-	unsigned int i;
+	unsigned int c, i;
 
 	spin_lock(&f->lock);
-	list_for_each_entry(ut, &f->alarms, link) {
-		i = twheel_wake_index(ut->clock);
-		min[i] = min(min[i], ut->deadline);
-		n++;
+	for (c = 0; c < TWHEEL_UCLK_BOUND; c++) {
+		list_for_each_entry(ut, &f->alarms[c], link) {
+			i = twheel_wake_index(ut->clock);
+			min[i] = min(min[i], ut->deadline);
+			n++;
+		}
 	}
 	spin_unlock(&f->lock);
 	return n;

@@ -89,11 +89,16 @@ static inline u64 twheel_utimer_mono(const struct twheel_utimer *ut)
 	return twheel_uclock_to_mono(ut->clock, ut->deadline);
 }
 
-/* The list of armed timers @ut goes on while armed ("Clocks", "Alarms"). */
+/*
+ * The list a clock-bound @ut goes on while armed: its clock's, of alarm
+ * timers or not ("Clocks", "Alarms").
+ */
 static inline struct list_head *twheel_utimer_list(struct twheel_file *f,
 						   const struct twheel_utimer *ut)
 {
-	return ut->alarm ? &f->alarms : &f->clocked;
+	unsigned int i = ut->clock - TWHEEL_UCLK_BOOT;
+
+	return ut->alarm ? &f->alarms[i] : &f->clocked[i];
 }
 
 /*
