@@ -5,7 +5,8 @@
  *   - per-file, per-user and global caps give ENOSPC (module parameters
  *     max_timers_per_fd, max_timers_per_user and max_timers, restored
  *     afterwards); the per-user cap holds across files, not across users;
- *   - TWHEEL_ARM_CPU accepts only CPUs the caller may run on (EPERM);
+ *   - TWHEEL_ARM_CPU accepts only CPUs the caller may run on (EPERM),
+ *     whether its affinity or its cpuset (cgroup2) narrows them;
  *   - timers are charged to the creator's memory cgroup (cgroup2);
  *   - one file never sees or cancels another file's timers;
  *   - debugfs is root-only and prints no kernel pointer;
@@ -336,10 +337,77 @@ TEST(arm_cpu_honours_affinity)
 	EXPECT_EQ(0, as_uid(1000, user_arm_cpu_affinity, -1));
 }
 
-/* ----------------------------------------------------------------- memcg */
-
 #define CG_ROOT	"/sys/fs/cgroup"
 #define CG	CG_ROOT "/twheel_test"
+#define CG_CPUS	CG_ROOT "/twheel_cpuset"
+
+/* Mount cgroup2 if needed; 0 if @ctrl is available and enabled below root. */
+static int cg_enable(const char *ctrl)
+{
+	char buf[256], want[32];
+
+	if (access(CG_ROOT "/cgroup.controllers", R_OK)) {
+		mkdir(CG_ROOT, 0755);
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);
+	}
+	if (tw_read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
+	    !strstr(buf, ctrl))
+		return -1;
+	snprintf(want, sizeof(want), "+%s", ctrl);
+	return tw_write_file(CG_ROOT "/cgroup.subtree_control", want);
+}
+
+/*
+ * In a cpuset of CPU 0 alone (its affinity left as it was), uid 1000 may
+ * name CPU 0 but not CPU 1: EPERM. The child joins the cpuset as root, then
+ * drops to uid 1000.
+ */
+static int user_arm_cpu_cpuset(void)
+{
+	cpu_set_t set;
+	int fd;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 10;
+	if (!CPU_ISSET(0, &set) || CPU_ISSET(1, &set))
+		return 11;	/* the cpuset did not take */
+	fd = tw_open(0);
+	if (fd < 0)
+		return 12;
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 1, NULL) != -EPERM)
+		return 13;
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 0, NULL))
+		return 14;
+	return 0;
+}
+
+TEST(arm_cpu_honours_cpuset)
+{
+	int status;
+	pid_t pid;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online");
+	if (cg_enable("cpuset"))
+		SKIP(return, "cgroup2 cpuset controller not available");
+	rmdir(CG_CPUS);
+	ASSERT_EQ(0, mkdir(CG_CPUS, 0755));
+	ASSERT_EQ(0, tw_write_file(CG_CPUS "/cpuset.cpus", "0"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* "0": the writer itself joins the group. */
+		if (tw_write_file(CG_CPUS "/cgroup.procs", "0"))
+			_exit(100);
+		_exit(as_uid(1000, user_arm_cpu_cpuset, -1));
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, rmdir(CG_CPUS));
+}
+
+/* ----------------------------------------------------------------- memcg */
 
 static long long cg_read(const char *file)
 {
@@ -406,14 +474,8 @@ TEST_F_TIMEOUT(memcg, accounting, 400)
 	char buf[256];
 	pid_t pid;
 
-	if (access(CG_ROOT "/cgroup.controllers", R_OK)) {
-		mkdir(CG_ROOT, 0755);
-		mount("none", CG_ROOT, "cgroup2", 0, NULL);
-	}
-	if (tw_read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
-	    !strstr(buf, "memory"))
+	if (cg_enable("memory"))
 		SKIP(return, "cgroup2 memory controller not available");
-	tw_write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
 	rmdir(CG);
 	ASSERT_EQ(0, mkdir(CG, 0755));
 	if (params_save(&sp))
