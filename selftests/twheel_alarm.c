@@ -48,16 +48,18 @@ static const char *suspend_skip(void);
 
 /*
  * Open the device (*@fd) and check what every test needs, and a suspend
- * if @suspend: why not, or NULL.
+ * if @suspend: why not, or NULL. The module is loaded: failing to open it
+ * or to read its INFO fails the test, it is no reason to skip.
  */
-static const char *alarm_skip(int *fd, bool suspend)
+static const char *alarm_skip(struct __test_metadata *_metadata, int *fd,
+			      bool suspend)
 {
 	struct twheel_info info;
 
 	*fd = tw_open(O_NONBLOCK);
-	if (*fd < 0)
-		return "cannot open " TW_DEV;
-	if (tw_info(*fd, &info) || !(info.features & TWHEEL_FEAT_ALARM))
+	ASSERT_LE(0, *fd);
+	ASSERT_EQ(0, tw_info(*fd, &info));
+	if (!(info.features & TWHEEL_FEAT_ALARM))
 		return "no TWHEEL_FEAT_ALARM";
 	if (geteuid())
 		return "not root";
@@ -72,7 +74,7 @@ TEST(alarm_clocks_fire)
 	int fd, tr, tb, i, n = 0;
 	const char *why;
 
-	why = alarm_skip(&fd, false);
+	why = alarm_skip(_metadata, &fd, false);
 	if (why)
 		SKIP(return, "%s", why);
 	r0 = clk_ns(CLOCK_REALTIME);
@@ -124,7 +126,7 @@ TEST(alarm_follows_step)
 	int fd, ta, tr, tp, n = 0, ok_a, ok_r, plain_fired, i;
 	const char *why;
 
-	why = alarm_skip(&fd, false);
+	why = alarm_skip(_metadata, &fd, false);
 	if (why)
 		SKIP(return, "%s", why);
 	d = clk_ns(CLOCK_REALTIME) + 20 * SEC;
@@ -315,7 +317,7 @@ TEST(suspend_rtc)
 	struct slept s;
 	int fd, tm, tb, r;
 
-	why = alarm_skip(&fd, true);
+	why = alarm_skip(_metadata, &fd, true);
 	if (why)
 		SKIP(return, "%s", why);
 	m0 = clk_ns(CLOCK_MONOTONIC);
@@ -407,7 +409,7 @@ TEST(suspend_alarm_wakes)
 	struct slept s;
 	int fd, fd_far, tb;
 
-	why = alarm_skip(&fd, true);
+	why = alarm_skip(_metadata, &fd, true);
 	if (why)
 		SKIP(return, "%s", why);
 

@@ -56,7 +56,7 @@ FIXTURE_SETUP(clk)
 
 	self->stepped = 0;
 	self->fd = tw_open(O_NONBLOCK);
-	ASSERT_LE(0, self->fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, self->fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	ASSERT_EQ(0, tw_info(self->fd, &info));
 	if (!(info.features & TWHEEL_FEAT_CLOCKS))
 		SKIP(return, "no TWHEEL_FEAT_CLOCKS");
@@ -307,7 +307,7 @@ TEST(time_namespace)
 	pid_t pid;
 
 	fd = tw_open(O_NONBLOCK);
-	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	close(fd);
 	if (unshare(CLONE_NEWTIME))
 		SKIP(return, "unshare(CLONE_NEWTIME): %s", strerror(errno));

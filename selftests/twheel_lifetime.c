@@ -51,7 +51,7 @@ TEST(rmmod_refused_while_open)
 		SKIP(return, "/sys/module/twheel/refcnt: %s (built in?)",
 		     strerror(-r0));
 	fd = tw_open(0);
-	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	r1 = module_refcnt();
 	ASSERT_EQ(r0 + 1, r1)
 		TH_LOG("an open file holds no module reference (%lld -> %lld): not trying delete_module",
@@ -147,8 +147,7 @@ TEST(close_races_read_poll_ioctl_expiry)
 		int i;
 
 		r.fd = tw_open(0);
-		ASSERT_LE(0, r.fd) SKIP(return, "%s: %s", TW_DEV,
-					strerror(errno));
+		ASSERT_LE(0, r.fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 		/* Expirations all the time: one-shots and 1 ms periodics. */
 		for (i = 0; i < 32; i++)
 			ASSERT_EQ(0, tw_arm(r.fd, 0,
@@ -190,7 +189,7 @@ TEST(fork_and_dup_share_one_file)
 	pid_t pid;
 
 	fd = tw_open(0);
-	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	fd2 = dup(fd);
 	ASSERT_LE(0, fd2);
 	tw_stats_read(&a);

@@ -96,7 +96,7 @@ TEST(unprivileged_user)
 {
 	int fd = tw_open(0);
 
-	ASSERT_LE(0, fd) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	close(fd);
 	if (getuid() != 0)
 		SKIP(return, "needs root to switch to uid 1000");
@@ -162,7 +162,7 @@ TEST(per_file_and_global_caps)
 	if (params_save(&sp))
 		SKIP(return, "no %s / %s", P_PER_FD, P_TOTAL);
 	fd1 = tw_open(0);
-	ASSERT_LE(0, fd1) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, fd1) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	fd2 = tw_open(0);
 	fd3 = tw_open(0);
 	ASSERT_LE(0, fd2);
@@ -545,7 +545,7 @@ TEST(files_are_isolated)
 	unsigned int got_a = 0, got_b = 0;
 	uint64_t t_end = tw_now() + 5000 * MS;
 
-	ASSERT_LE(0, a) SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_LE(0, a) TH_LOG("%s: %s", TW_DEV, strerror(errno));
 	ASSERT_LE(0, b);
 	for (i = 0; i < 50; i++) {
 		ASSERT_EQ(0, tw_arm(a, 0, (i % 5) * MS, 0, 0xA000 + i, 0,
