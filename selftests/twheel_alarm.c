@@ -20,6 +20,10 @@
  *				end the suspend at their deadlines and fire; a
  *				cancelled earlier twheel alarm must not wake
  *				the guest (the walk before suspend)
+ *   suspend_realtime_alarm	the same for CLOCK_REALTIME_ALARM: an absolute
+ *				twheel timer ends the suspend at its wall-clock
+ *				deadline, before a timerfd's 4 s later, and
+ *				both fire, twheel's first
  *
  * Root only (CAP_WAKE_ALARM, CAP_SYS_TIME, /sys/power). The suspend tests
  * skip, saying why, where the guest cannot suspend to RAM, has no RTC wake
@@ -464,6 +468,53 @@ TEST(suspend_alarm_wakes)
 		       dbg_stat("wake_walk_max_us"));
 	}
 	close(fd_far);
+	close(fd);
+}
+
+TEST(suspend_realtime_alarm)
+{
+	uint64_t r_arm, b_arm, id;
+	struct twheel_event ev;
+	const char *why;
+	struct slept s;
+	int fd, tr;
+
+	why = alarm_skip(_metadata, &fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+	r_arm = clk_ns(CLOCK_REALTIME);
+	b_arm = clk_ns(CLOCK_BOOTTIME);
+	/* timerfd's, 4 s later: it ends the suspend if twheel's does not. */
+	tr = tfd_abs(CLOCK_REALTIME_ALARM, r_arm + 9 * SEC, 0);
+	ASSERT_LE(0, tr);
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM,
+				r_arm + 5 * SEC, 10, &id));
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	if (why)
+		SKIP(return, "%s", why);
+	if (s.b1 - s.b0 >= (BACKSTOP_S - 3) * SEC)
+		SKIP(return, "%s (%llu ms): no RTC for alarmtimers?",
+		     "neither alarm ended the suspend",
+		     (unsigned long long)((s.b1 - s.b0) / MS));
+	/* Woken by twheel's (the RTC counts seconds: one early at most). */
+	EXPECT_LE(b_arm + 4 * SEC, s.b1);
+	EXPECT_GT(b_arm + 9 * SEC, s.b1)
+		TH_LOG("woken %llu ms after the arm: by timerfd's alarm?",
+		       (unsigned long long)((s.b1 - b_arm) / MS));
+	ASSERT_EQ(1, wait_readable(fd, 3000));
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(10, ev.cookie);
+	/* Times on CLOCK_REALTIME, never early. */
+	EXPECT_EQ(r_arm + 5 * SEC, ev.deadline);
+	EXPECT_LE(ev.deadline, ev.expired);
+	EXPECT_LE(ev.expired, clk_ns(CLOCK_REALTIME));
+	/* And timerfd's fires at its own deadline, after twheel's. */
+	if (clk_ns(CLOCK_REALTIME) + 500 * MS < r_arm + 9 * SEC)
+		EXPECT_EQ(0, tfd_read(tr));
+	ASSERT_EQ(1, wait_readable(tr, 15000));
+	EXPECT_EQ(1, tfd_read(tr));
+	EXPECT_LE(r_arm + 9 * SEC, clk_ns(CLOCK_REALTIME));
+	close(tr);
 	close(fd);
 }
 
