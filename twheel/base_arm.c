@@ -45,11 +45,17 @@ static struct twheel_base *tw_lock_base(struct twheel_timer *t,
  * expired batch, or its deferred arming. @r is the runner of @base running
  * @t's callback (tw_runner_of()), or NULL; it is marked touched, so that
  * its periodic re-arm does not undo what the caller does.
+ *
+ * @end: the arming ends (a cancel), so @t becomes IDLE. An arm or modify
+ * passes false and makes @t PENDING itself under the same hold of the
+ * lock: @t never shows IDLE in between to twheel_cancel()'s lockless look,
+ * which would then return without cancelling the new arming (timer_list's
+ * detach_timer() keeps the timer pending across a re-arm likewise).
  * Return: 1 if @t was pending or expired, else 0.
  */
 static __always_inline int tw_detach(struct twheel_base *base,
 				     struct twheel_timer *t,
-				     struct tw_runner *r)
+				     struct tw_runner *r, bool end)
 {
 	int ret = 0;
 
@@ -75,7 +81,8 @@ static __always_inline int tw_detach(struct twheel_base *base,
 	default:
 		break;
 	}
-	WRITE_ONCE(t->state, TWHEEL_IDLE);
+	if (end)
+		WRITE_ONCE(t->state, TWHEEL_IDLE);
 	return ret;
 }
 
@@ -153,7 +160,7 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	}
 
 	r = tw_runner_of(old, t);
-	e->ret = tw_detach(old, t, r);
+	e->ret = tw_detach(old, t, r, e->op == TW_BATCH_CANCEL);
 	if (prep)
 		prep(e);
 	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(r, new, t, e))
@@ -206,7 +213,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 		    e->cpu != cpu)
 			break;
 		r = tw_runner_of(base, t);
-		e->ret = tw_detach(base, t, r);
+		e->ret = tw_detach(base, t, r, e->op == TW_BATCH_CANCEL);
 		detached |= e->ret;
 		if (prep)
 			prep(e);
@@ -299,7 +306,7 @@ static __always_inline int tw_arm(struct twheel_timer *t, u64 deadline,
 		goto slow;
 	}
 	r = tw_runner_of(base, t);
-	ret = tw_detach(base, t, r);
+	ret = tw_detach(base, t, r, false);
 	t->period = period;
 	t->mode = mode;
 	if (!keep_cpu)
@@ -415,7 +422,7 @@ int twheel_cancel(struct twheel_timer *t)
 		return 0;
 	}
 	base = tw_lock_base(t, &flags);
-	ret = tw_detach(base, t, tw_runner_of(base, t));
+	ret = tw_detach(base, t, tw_runner_of(base, t), true);
 	if (ret)
 		tw_maybe_idle(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -495,7 +502,7 @@ int twheel_cancel_sync(struct twheel_timer *t)
 		base = tw_lock_base(t, &flags);
 		r = tw_runner_of(base, t);
 		if (!r) {
-			ret = tw_detach(base, t, NULL);
+			ret = tw_detach(base, t, NULL, true);
 			if (ret)
 				tw_maybe_idle(base);
 			raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -503,7 +510,7 @@ int twheel_cancel_sync(struct twheel_timer *t)
 		}
 		/* A periodic timer that runs: no re-arm after this callback. */
 		if (t->state == TWHEEL_RUNNING)
-			tw_detach(base, t, r);
+			tw_detach(base, t, r, true);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		tw_wait_not_running(base, t);
 	}
