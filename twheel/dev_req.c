@@ -130,7 +130,8 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
  *
  * A timer's tick interrupt and callbacks run on its CPU: the caller may
  * name only a CPU it may run on itself (its affinity, which its cpuset
- * bounds), and not one isolated from kernel timers (nohz_full=, isolcpus=)
+ * bounds), and not one isolated from kernel timers (HK_TYPE_TIMER:
+ * nohz_full= or isolcpus=nohz,...; a plain isolcpus= isolates domains only)
  * unless it has CAP_SYS_NICE, which would let it move itself there.
  *
  * Context: process context of the caller.

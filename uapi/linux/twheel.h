@@ -126,9 +126,10 @@
  * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not
  * below the number of possible CPUs), ENXIO (cpu offline), EPERM (cpu not
  * among the CPUs the caller may run on, its affinity and cpuset; or
- * isolated from kernel timers by nohz_full= or isolcpus=, unless the caller
- * has CAP_SYS_NICE; or an alarm clock without CAP_WAKE_ALARM), ENOSPC
- * (per-file, per-user or global cap on pending timers reached), ENOMEM.
+ * isolated from kernel timers by nohz_full= or isolcpus=nohz,..., unless
+ * the caller has CAP_SYS_NICE; or an alarm clock without CAP_WAKE_ALARM),
+ * ENOSPC (per-file, per-user or global cap on pending timers reached),
+ * ENOMEM.
  */
 struct twheel_arm {
 	__u32	size;
