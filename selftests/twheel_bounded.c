@@ -9,13 +9,14 @@
  * tick with the base lock held and interrupts off and lets its work item
  * finish the rest, so debugfs must show passes that ran out of budget
  * ("deferred" grew) and a longest pass ("pass_max_us", reset with
- * "reset_max" before the deadline) below 20 ms. Before the bound, one pass
- * over 1 000 000 timers took 190 ms natively, over a second under QEMU TCG.
- * The goal is 1 ms: the test tries up to three bursts to get under it and
- * prints whether it did, but it fails only above 20 ms, because under TCG
- * a vCPU is stalled by the emulator for milliseconds at a time with
- * interrupts off (the same console logs show "hrtimer: interrupt took"
- * 3 to 72 ms), which a bounded pass cannot prevent.
+ * "reset_max" before the deadline) below 1 ms on a production kernel, the
+ * issue's bound. Before the bound, one pass over 1 000 000 timers took
+ * 190 ms natively, over a second under QEMU TCG. A debug kernel (KASAN,
+ * lockdep: every node costs many times more) is held to 20 ms. Under TCG a
+ * vCPU may be stalled by the emulator for milliseconds with interrupts
+ * off, which a bounded pass cannot prevent: the test measures up to three
+ * bursts and keeps the best, and a burst whose deadline passed while it
+ * was being armed is armed again with twice the margin (not measured).
  *
  * The emulated guest shares two host cores among four vCPUs, so a vCPU
  * may be descheduled by the host in the middle of a pass: the test takes
@@ -130,14 +131,15 @@ FIXTURE_TEARDOWN(burst)
 TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 {
 	unsigned int n = debug_kernel() ? 20000 : 1000000;
-	uint64_t goal_us = debug_kernel() ? 20000 : 1000, bound_us = 20000;
+	uint64_t bound_us = debug_kernel() ? 20000 : 1000;
 	long long cap = tw_read_ll(TW_PARAMS "/max_timers_per_fd");
 	struct tw_stats s0, s1;
+	uint64_t best = UINT64_MAX;
 	unsigned char *seen;
 	uint64_t deadline, t0, margin_ms = debug_kernel() ? 12000 : 6000;
 	long armed, got, early;
 	struct twheel *tw;
-	int attempt;
+	int attempt = 0, tries;
 
 	if (cap > 0 && cap < n)
 		n = cap;
@@ -146,7 +148,7 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		SKIP(return, "no debugfs stats with pass_max_us");
 	seen = calloc(n, 1);
 	ASSERT_NE(NULL, seen);
-	for (attempt = 1; attempt <= 3; attempt++) {
+	for (tries = 0; attempt < 3 && tries < 5; tries++) {
 		memset(seen, 0, n);
 		early = 0;
 		ASSERT_EQ(0, twheel_open(TW_DEV, O_NONBLOCK, &tw));
@@ -166,9 +168,9 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 			margin_ms *= 2;
 			printf("# the deadline passed while arming; margin now %llu ms\n",
 			       (unsigned long long)margin_ms);
-			s1.v[TWS_PASS_MAX_US] = UINT64_MAX;
 			continue;
 		}
+		attempt++;
 		tw_stats_read(&s0);
 		ASSERT_EQ(0, tw_write_file(TW_DBG "/stats", "reset_max"));
 		got = read_burst(tw, n, deadline, seen, &early);
@@ -185,14 +187,15 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		       (unsigned long long)bound_us);
 		printf("# last event read %llu ms after the deadline\n",
 		       (unsigned long long)((tw_now() - deadline) / MS));
-		if (s1.v[TWS_PASS_MAX_US] < goal_us)
+		best = s1.v[TWS_PASS_MAX_US] < best ? s1.v[TWS_PASS_MAX_US] : best;
+		if (best < bound_us)
 			break;
 	}
 	free(seen);
-	printf("# longest pass goal %llu us: %s\n",
-	       (unsigned long long)goal_us,
-	       s1.v[TWS_PASS_MAX_US] < goal_us ? "met" : "missed");
-	ASSERT_LT(s1.v[TWS_PASS_MAX_US], bound_us);
+	ASSERT_LT(0, attempt) TH_LOG("every burst's deadline passed while arming");
+	printf("# longest pass of the best burst %llu us (bound %llu us)\n",
+	       (unsigned long long)best, (unsigned long long)bound_us);
+	ASSERT_LT(best, bound_us);
 }
 
 TEST_HARNESS_MAIN

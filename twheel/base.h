@@ -52,7 +52,10 @@
  * the base lock held and interrupts off is bounded by the budget times the
  * cost of one node (a cache miss or two, plus a TWHEEL_TIMER_TICK callback),
  * whatever the number of timers due: 1 000 000 timers due in one tick take
- * at least 15 625 passes, not one. If the budget runs out the base is marked
+ * at least 15 625 passes, not one. The clock is read before the lock: a
+ * clock read may itself be slow (an emulated HPET took 1-3 ms on the
+ * PREEMPT_RT test guest, 30 ms at worst), and that time must not count
+ * as interrupts off. If the budget runs out the base is marked
  * behind and a runner finishes the tick's work, one pass at a time
  * with the lock dropped (and cond_resched()) in between, before it runs the
  * callbacks; timers then fire late by that catch-up, never early. CPU
@@ -115,8 +118,11 @@
  *    and after its callback clear that), no memory barrier (cancel_sync's
  *    waiters are counted under the lock), a clock read per TW_CLOCK_BATCH
  *    callbacks (and after each periodic one), and a prefetch of the next
- *    timer. Per pass of TW_PASS_BUDGET timers: two clock reads and, for a
- *    runner catching up, one lock drop and a third read.
+ *    timer. Per pass of TW_PASS_BUDGET timers: one clock read, before the
+ *    base lock is taken (so never with interrupts off on PREEMPT_RT, where
+ *    the tick runs in a thread), and two local_clock() reads that time the
+ *    pass for debugfs pass_max_us; a runner catching up also drops the lock
+ *    between passes.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H

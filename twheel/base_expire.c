@@ -10,6 +10,7 @@
 #include <linux/minmax.h>
 #include <linux/prefetch.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -275,15 +276,21 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 }
 
 /*
- * One bounded pass over @base's wheel up to the current tick: at most
+ * One bounded pass over @base's wheel up to the tick of @now_ns: at most
  * TW_PASS_BUDGET timers cascaded or expired. *@next is set to the next tick
- * with work. Return: true if work is left for the current tick (the budget
- * ran out). Base lock held, interrupts off.
+ * with work. Return: true if work is left for that tick (the budget ran
+ * out). Base lock held, interrupts off.
+ *
+ * @now_ns is CLOCK_MONOTONIC read by the caller before it took the lock:
+ * never later than the time of the pass, so nothing fires early, and the
+ * clock read (microseconds to milliseconds through an emulated HPET) is
+ * not done with interrupts off. The pass times itself with local_clock(),
+ * the CPU's cheap sched_clock (the TSC on x86 whatever the clocksource).
  */
-static bool tw_run_pass(struct twheel_base *base, u64 *next)
+static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 {
 	unsigned long budget = TW_PASS_BUDGET, n;
-	u64 now_ns = ktime_get_ns(), now, clk, cascaded;
+	u64 t0 = local_clock(), now, clk, cascaded;
 	HLIST_HEAD(batch);
 
 	now = tw_ns_to_tick_floor(now_ns);
@@ -303,7 +310,7 @@ static bool tw_run_pass(struct twheel_base *base, u64 *next)
 	if (n)
 		tw_expire(base, &batch, n, now_ns, next);
 	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
-			ktime_get_ns() - now_ns);
+			local_clock() - t0);
 	return *next <= now;
 }
 
@@ -316,15 +323,16 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 {
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	/* Before the lock: see tw_run_pass(). */
+	u64 now = ktime_get_ns(), next;
 	unsigned long flags;
-	u64 next;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	base->wakeups++;
 	twheel_stat_inc(wakeups);
 	/* Re-arms in this pass must not restart the running hrtimer. */
 	base->next_tick = 0;
-	if (tw_run_pass(base, &next)) {
+	if (tw_run_pass(base, now, &next)) {
 		/* next_tick 0: no arm programs the tick until the work has. */
 		base->behind = true;
 		twheel_stat_inc(deferred);
@@ -446,7 +454,7 @@ void tw_work_fn(struct work_struct *work)
 		 */
 		if (base->behind) {
 			base->next_tick = 0;
-			if (tw_run_pass(base, &next)) {
+			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				cond_resched();
 				now = ktime_get_ns();
