@@ -5,7 +5,11 @@
  * clock, and CLOCK_REALTIME absolute timers across steps of the wall clock
  * made with do_settimeofday64(): a step forward past the deadline fires at
  * once, a step back delays the timer until the clock gets there again, a
- * timer armed after the step back does not fire early.
+ * timer armed after the step back does not fire early. Then modify, and
+ * periodic timers across a step: a fixed-rate CLOCK_REALTIME timer stepped
+ * an hour forward is called once with the hour's periods as overruns, not
+ * in a burst, and once stepped back it waits for its clock; a CLOCK_BOOTTIME
+ * periodic timer goes on at its rate through both steps.
  *
  * The step case sets CLOCK_REALTIME and puts it back at the end to the
  * value found at its start plus the CLOCK_MONOTONIC time elapsed; it takes
@@ -247,10 +251,76 @@ static void twc_realtime_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&d->calls), 1);
 }
 
+/* Modify a pending CLOCK_REALTIME timer; periodic timers across steps. */
+static void twc_modify_periodic_step(struct kunit *test)
+{
+	struct twc_ctx *c = test->priv;
+	struct twc_timer *a = &c->t[0], *r = &c->t[1], *p = &c->t[2];
+	struct twheel_timer_info info;
+	int ra, rp;
+	u64 d;
+
+	KUNIT_ASSERT_EQ(test, twc_setup(a, CLOCK_REALTIME), 0);
+	KUNIT_ASSERT_EQ(test, twc_setup(r, CLOCK_REALTIME), 0);
+	KUNIT_ASSERT_EQ(test, twc_setup(p, CLOCK_BOOTTIME), 0);
+
+	/* A: an hour ahead, modified to 100 ms ahead: pending, then fires. */
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&a->ct, c->real0 + TWC_HOUR,
+						  0, TWHEEL_ABS,
+						  TWHEEL_CPU_ANY), 0);
+	d = ktime_get_real_ns() + 100 * TWC_MS;
+	KUNIT_EXPECT_EQ(test, twheel_clock_modify(&a->ct, d, 0, TWHEEL_ABS), 1);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&a->ct, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.deadline, d);
+	KUNIT_EXPECT_TRUE(test, twc_wait(a, TWC_WAIT_MS));
+	KUNIT_EXPECT_GE(test, a->fired_real, d);
+
+	/* R: fixed rate of 100 ms on CLOCK_REALTIME; P: 100 ms on BOOTTIME. */
+	d = ktime_get_real_ns() + 100 * TWC_MS;
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&r->ct, d, 100 * TWC_MS,
+						  TWHEEL_ABS,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&p->ct, 100 * TWC_MS,
+						  100 * TWC_MS, 0,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_TRUE(test, twc_wait(r, TWC_WAIT_MS));
+	msleep(200);
+
+	/* An hour forward: R is called once with ~36000 overruns. */
+	c->stepped = true;
+	ra = atomic_read(&r->calls);
+	rp = atomic_read(&p->calls);
+	twc_set_real(ktime_get_real_ns() + TWC_HOUR);
+	msleep(500);
+	KUNIT_EXPECT_GE(test, atomic_read(&r->calls), ra + 1);
+	KUNIT_EXPECT_LT_MSG(test, atomic_read(&r->calls), ra + 20,
+			    "a step forward by many periods is one call");
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&r->ct, &info), 0);
+	KUNIT_EXPECT_GE(test, info.overruns, 35000U);
+	KUNIT_EXPECT_EQ(test, info.period, 100 * TWC_MS);
+
+	/* Back an hour: R's next deadline is an hour away on its clock. */
+	twc_restore_real(c);
+	c->stepped = false;
+	msleep(200);
+	ra = atomic_read(&r->calls);
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->calls), ra);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&r->ct, &info), 0);
+	KUNIT_EXPECT_GT(test, info.remaining, TWC_HOUR - 10 * NSEC_PER_SEC);
+
+	/* P kept its rate through both steps: about 12 calls in 1.2 s. */
+	KUNIT_EXPECT_GE(test, atomic_read(&p->calls), rp + 5);
+	KUNIT_EXPECT_LT(test, atomic_read(&p->calls), rp + 40);
+	kunit_info(test, "BOOTTIME periodic: %d calls across the steps\n",
+		   atomic_read(&p->calls) - rp);
+}
+
 static struct kunit_case twc_cases[] = {
 	KUNIT_CASE(twc_bad_input),
 	KUNIT_CASE(twc_boottime),
 	KUNIT_CASE(twc_realtime_step),
+	KUNIT_CASE(twc_modify_periodic_step),
 	{}
 };
 
