@@ -39,11 +39,16 @@ static void twb_fn(struct twheel_timer *t)
 	atomic_inc(&b->fired);
 }
 
+/*
+ * Detached: in no wheel and no expired batch. Not "not pending": a timer
+ * being re-armed keeps its PENDING state across the detach, so that a
+ * lockless twheel_cancel() never sees it idle (tw_detach()).
+ */
 static void twb_prep(struct twheel_batch_ent *e)
 {
 	struct twb_timer *b = container_of(e->timer, struct twb_timer, timer);
 
-	b->detached_in_prep = !twheel_pending(e->timer);
+	b->detached_in_prep = hlist_unhashed(&e->timer->node.entry);
 }
 
 static void twb_cancel_all(void *data)
