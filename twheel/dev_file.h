@@ -180,7 +180,8 @@ struct twheel_file {
  * @dead:	the id was released: callbacks must ignore the timer
  * @clock:	enum twheel_uclock
  * @cos:	TWHEEL_ARM_CANCEL_ON_SET
- * @canceled:	the queued event is a TWHEEL_EVENT_CANCELED one
+ * @canceled:	the queued event is a TWHEEL_EVENT_CANCELED one; once
+ *		@dead, an expiry in flight was discarded by the cancel
  * @alarm:	armed on an alarm clock: wakes the system (see "Alarms")
  *
  * All but @timer, @file, @id and @cookie change under @file->lock only.

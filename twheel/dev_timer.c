@@ -71,11 +71,19 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 
 	spin_lock(&f->lock);
 	/*
-	 * Cancelled, or re-armed by MODIFY or a clock step after this expiry
-	 * began (the state is stable: they set it under the file lock we now
-	 * hold).
+	 * Cancelled after this expiry began: say so to the canceller, which
+	 * waits for us (twheel_cancel_sync()) before it reads it, so that a
+	 * cancel that discarded an expiry in flight returns 1.
 	 */
-	if (ut->dead || ut->queued || twheel_pending(t))
+	if (ut->dead) {
+		ut->canceled = 1;
+		goto out;
+	}
+	/*
+	 * Re-armed by MODIFY or a clock step after this expiry began (the
+	 * state is stable: they set it under the file lock we now hold).
+	 */
+	if (ut->queued || twheel_pending(t))
 		goto out;
 	if (twheel_utimer_was_set(f, ut))
 		goto out;
@@ -215,9 +223,11 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
 		return -ENOENT;
 	}
 	ret = twheel_utimer_kill(f, ut);
+	ut->canceled = 0;
 	spin_unlock(&f->lock);
 
-	if (twheel_cancel_sync(&ut->timer) > 0)
+	/* Pending, or its expiry in flight was discarded (canceled set). */
+	if (twheel_cancel_sync(&ut->timer) > 0 || ut->canceled)
 		ret = 1;
 	kmem_cache_free(twheel_utimer_cache, ut);
 	twheel_uncharge(f, 1);
