@@ -13,9 +13,11 @@
  * due 20 ms after a timer A on the same CPU fires while A's callback
  * sleeps TWR_SLEEP_MS, and again while A's callback returns at once. The
  * median lateness of B with the sleeper may exceed the median without it
- * by at most one tick (with a single worker per CPU it would be some
- * TWR_SLEEP_MS - 20 ms); medians, because an emulated guest's vCPU may
- * stall for milliseconds in any one round. Both medians are printed.
+ * by one tick plus TWR_NOISE_NS (with a single worker per CPU it would be
+ * some TWR_SLEEP_MS - 20 ms); medians, because an emulated guest's vCPU
+ * may stall for milliseconds in any one round. The emulated debug guests
+ * measured differences of -0.9 to +1.9 ms (the worst on PREEMPT_RT), hence
+ * the noise allowance. Both medians are printed.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -33,6 +35,7 @@ TWHEEL_IMPORT_KUNIT_NS();
 
 #define TWR_SLEEP_MS		200
 #define TWR_ROUNDS		5
+#define TWR_NOISE_NS		(5 * NSEC_PER_MSEC)
 #define TWR_TIMEOUT_MS		10000
 
 struct twr_timer {
@@ -126,7 +129,8 @@ static void twr_sleeper_isolated(struct kunit *test)
 		   "CPU %d: median lateness %llu us without a sleeper, %llu us behind one sleeping %u ms (tick %llu us)\n",
 		   cpu, med[0] / NSEC_PER_USEC, med[1] / NSEC_PER_USEC,
 		   TWR_SLEEP_MS, twheel_tick_ns() / NSEC_PER_USEC);
-	KUNIT_EXPECT_LE_MSG(test, med[1], med[0] + twheel_tick_ns(),
+	KUNIT_EXPECT_LE_MSG(test, med[1],
+			    med[0] + twheel_tick_ns() + TWR_NOISE_NS,
 			    "held back by a sleeping callback on CPU %d", cpu);
 }
 
