@@ -126,12 +126,9 @@ int twheel_dev_init(void)
 	ret = twheel_dev_caps_init();
 	if (ret)
 		return ret;
-	ret = twheel_dev_timers_init();
-	if (ret)
-		goto caps;
 	ret = twheel_step_init();
 	if (ret)
-		goto timers;
+		goto caps;
 	ret = misc_register(&twheel_miscdev);
 	if (ret)
 		goto step;
@@ -139,8 +136,6 @@ int twheel_dev_init(void)
 
 step:
 	twheel_step_exit();
-timers:
-	twheel_dev_timers_exit();
 caps:
 	twheel_dev_caps_exit();
 	return ret;
@@ -155,6 +150,5 @@ void twheel_dev_exit(void)
 {
 	misc_deregister(&twheel_miscdev);
 	twheel_step_exit();
-	twheel_dev_timers_exit();
 	twheel_dev_caps_exit();
 }

@@ -7,7 +7,8 @@
  * dev_step.c the reaction to clock steps (see "Clocks"), dev_read.c QUERY
  * and read() of the timer set of ABI 1, dev_timer.c that timer set (arm,
  * modify, cancel, the expiry callback and the ready list; helpers shared
- * with dev_read.c in dev_utimer.h), dev_table.c the timer table and bulk
+ * with dev_read.c in dev_utimer.h), dev_utable.c the table its timers live
+ * in (see "Table"), dev_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
  * the caps on timers and their module parameters, dev_wake.c the wake-ups
@@ -17,24 +18,37 @@
  * Locking
  * -------
  * twheel_file.lock (a spinlock, never taken in hard or soft interrupt
- * context) protects the xarray contents as seen by lookups, the ready list and
- * every mutable field of the file's timers. It is taken by ioctls, read(),
- * poll() and by the expiry callbacks, which run in process context (the
- * twheel workqueue). Lock order: twheel_callback_map (lockdep) -> file lock
- * -> twheel base lock (inside twheel_arm_on()/twheel_modify()/...) and file
- * lock -> xa_lock -> wait queue lock. twheel_cancel_sync() may sleep and
+ * context) protects the table (its directory, free list and the ids of its
+ * slots), the ready list and every mutable field of the file's timers. It
+ * is taken by ioctls, read(), poll() and by the expiry callbacks, which run
+ * in process context (the twheel workqueue). Lock order:
+ * twheel_callback_map (lockdep) -> file lock -> twheel base lock (inside
+ * twheel_arm_on()/twheel_modify()/...) and file lock -> wait queue lock.
+ * No allocation happens under it. twheel_cancel_sync() may sleep and
  * waits for callbacks, which take the file lock: it is never called with the
  * file lock held.
  *
+ * Table
+ * -----
+ * A file's timers are the slots of its table (dev_utable.c): chunks of
+ * TWHEEL_UCHUNK timers (a page on 64-bit) allocated, and charged to the
+ * memory cgroup, only when no slot is free, and kept until the last close.
+ * An arm takes a free slot and a cancel or the read of a one-shot event
+ * gives it back: O(1), no allocation, no tree. An id is the slot number
+ * plus one in its low TWHEEL_USLOT_BITS bits, the slot's generation above:
+ * a lookup is an index and a compare. A slot whose generations run out is
+ * retired, so ids are never reused while the file lives (uapi), and a file
+ * holds at most TWHEEL_USLOT_MAX timers.
+ *
  * Lifetime
  * --------
- * A timer lives while its id is in the xarray. Erasing the id (cancel, read
- * of a one-shot event, last close) happens under the file lock together with
+ * A timer lives while @dead is clear. Releasing the id (cancel, read of a
+ * one-shot event, last close) happens under the file lock together with
  * setting @dead and unlinking the queued event, so a callback that gets the
- * lock afterwards does nothing. Before the memory is freed the timer is
- * stopped with twheel_cancel_sync() (cancel, close) or, for a one-shot timer
- * whose event was read, its callback has already queued that event and never
- * touches the timer after dropping the file lock.
+ * lock afterwards does nothing. Before the slot is freed (or reused) the
+ * timer is stopped with twheel_cancel_sync() (cancel, close) or, for a
+ * one-shot timer whose event was read, its callback has already queued that
+ * event and never touches the timer after dropping the file lock.
  *
  * Clocks
  * ------
@@ -89,17 +103,21 @@
 #include <linux/twheel.h>
 #include <linux/types.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 struct file;
 struct twheel_query;
 struct twheel_table;
 struct twheel_user;
 
-/* Ids are stored in 55 bits of struct twheel_utimer and index an xarray. */
+/* Ids are stored in 55 bits of struct twheel_utimer ("Table"). */
 #define TWHEEL_ID_BITS		55
-#define TWHEEL_ID_MAX		min_t(u64, (1ULL << TWHEEL_ID_BITS) - 1, \
-				      ULONG_MAX)
+#define TWHEEL_ID_MAX		((1ULL << TWHEEL_ID_BITS) - 1)
+/* The slot number plus one, in the low bits of an id. */
+#define TWHEEL_USLOT_BITS	24
+/* Timers per chunk of the table, and the most slots and chunks of a file. */
+#define TWHEEL_UCHUNK		(PAGE_SIZE / sizeof(struct twheel_utimer))
+#define TWHEEL_USLOT_MAX	((1U << TWHEEL_USLOT_BITS) - 1)
+#define TWHEEL_UCHUNKS_MAX	((u32)(TWHEEL_USLOT_MAX / TWHEEL_UCHUNK))
 
 /*
  * struct twheel_utimer.mode is the enum twheel_mode of the in-kernel API,
@@ -128,12 +146,15 @@ enum twheel_uclock {
 
 /**
  * struct twheel_file - the timer set of one open file
- * @lock:	protects everything below but @nr and @next_id (see above)
- * @timers:	id -> struct twheel_utimer
+ * @lock:	protects everything below but @nr (see above)
+ * @uchunks:	the table's directory: @uchunks_cap chunk pointers, the
+ *		first @nr_uchunks set ("Table")
+ * @ufree:	its free slots (by their @link)
+ * @nr_uchunks:	chunks of the table
+ * @uchunks_cap: size of @uchunks
  * @ready:	timers with a queued event, oldest first
  * @wq:		readers and pollers wait here for @ready to become non-empty
  * @nr:		timers alive in this file (charged against the caps)
- * @next_id:	last id handed out; ids are never reused
  * @table:	the timer table and completion ring, NULL until
  *		TWHEEL_IOC_RING_SETUP (set once, then constant)
  * @user:	the opener's count against max_timers_per_user (dev_caps.c);
@@ -147,11 +168,13 @@ enum twheel_uclock {
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
-	struct xarray		timers;
+	struct twheel_utimer	**uchunks;
+	struct list_head	ufree;
+	u32			nr_uchunks;
+	u32			uchunks_cap;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
 	atomic_long_t		nr;
-	atomic64_t		next_id;
 	struct twheel_table	*table;
 	struct twheel_user	*user;
 	struct list_head	clocked[TWHEEL_UCLK_BOUND];
@@ -165,7 +188,8 @@ struct twheel_file {
  * @timer:	the in-kernel timer (always one-shot, see @mode)
  * @file:	the file holding it
  * @link:	link in @file->ready while @queued, else in @file->clocked
- *		(@file->alarms if @alarm) while a clock-bound timer is armed
+ *		(@file->alarms if @alarm) while a clock-bound timer is armed;
+ *		in @file->ufree while the slot is free
  * @cookie:	user cookie, echoed in events
  * @deadline:	the deadline the kernel timer is (or was last) armed for,
  *		ns on @clock (host time); the deadline of the queued event,
@@ -174,17 +198,19 @@ struct twheel_file {
  * @expired:	when the queued event fired, ns on @clock; while armed with
  *		@cos, the CLOCK_REALTIME offset at arm time
  * @period:	period in ns, 0 for one-shot
- * @id:		the id, constant
+ * @id:		the id; while @dead, the slot's next id (changes under
+ *		@file->lock)
  * @mode:	enum twheel_mode
  * @queued:	an event is on @file->ready
- * @dead:	the id was released: callbacks must ignore the timer
+ * @dead:	the id was released, or the slot is free: callbacks and
+ *		lookups ignore the timer
  * @clock:	enum twheel_uclock
  * @cos:	TWHEEL_ARM_CANCEL_ON_SET
  * @canceled:	the queued event is a TWHEEL_EVENT_CANCELED one; once
  *		@dead, an expiry in flight was discarded by the cancel
  * @alarm:	armed on an alarm clock: wakes the system (see "Alarms")
  *
- * All but @timer, @file, @id and @cookie change under @file->lock only.
+ * All but @timer and @file (constant) change under @file->lock only.
  */
 struct twheel_utimer {
 	struct twheel_timer	timer;
@@ -243,9 +269,6 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 unsigned long twheel_file_clock_step(struct twheel_file *f,
 				     unsigned int clocks);
 unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min);
-void twheel_utimer_free(struct twheel_utimer *ut);
-int twheel_dev_timers_init(void);
-void twheel_dev_timers_exit(void);
 void twheel_file_init(struct twheel_file *f);
 unsigned long twheel_file_release_timers(struct twheel_file *f);
 int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
@@ -253,6 +276,13 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 int twheel_file_cancel(struct twheel_file *f, u64 id);
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req);
+
+/* dev_utable.c */
+struct twheel_utimer *twheel_utable_pop(struct twheel_file *f);
+void twheel_utable_push(struct twheel_file *f, struct twheel_utimer *ut);
+struct twheel_utimer *twheel_utable_lookup(struct twheel_file *f, u64 id);
+int twheel_utable_grow(struct twheel_file *f);
+unsigned long twheel_utable_release(struct twheel_file *f);
 
 /* dev_req.c */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,

@@ -91,7 +91,8 @@ bool twheel_file_ready(struct twheel_file *f)
 
 /*
  * Build the record of @ut's queued event and consume it. A one-shot timer is
- * killed and moved to @reap (freed by the caller after unlocking); a periodic
+ * killed and its slot freed; a canceled one is moved to @reap (freed by the
+ * caller once its callback is done, after unlocking); a periodic
  * one is re-armed on its CPU: fixed rate at the next deadline of its grid
  * after @now (the deadlines passed meanwhile are the event's overruns), fixed
  * delay one period after @now.
@@ -129,13 +130,20 @@ static void twheel_event_to_user(const struct twheel_utimer *ut,
 
 static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 			    const struct twheel_event *ev, u64 now,
-			    struct list_head *reap)
+			    struct list_head *reap, unsigned long *nr_freed)
 {
 	u64 next;
 
-	if (ut->canceled || ut->mode == TWHEEL_MODE_ONESHOT) {
+	if (ut->canceled) {
 		twheel_utimer_kill(f, ut);
 		list_add_tail(&ut->link, reap);
+		return;
+	}
+	if (ut->mode == TWHEEL_MODE_ONESHOT) {
+		/* Its callback queued this event: it never touches @ut again. */
+		twheel_utimer_kill(f, ut);
+		twheel_utable_push(f, ut);
+		(*nr_freed)++;
 		return;
 	}
 	twheel_utimer_unqueue(ut);
@@ -172,7 +180,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 	const size_t rec = sizeof(struct twheel_event);
 	struct twheel_utimer *ut, *tmp;
 	struct twheel_event ev, uev;
-	unsigned long nr_reap = 0;
+	unsigned long nr_freed = 0;
 	int retries = 0;
 	size_t done = 0;
 	LIST_HEAD(reap);
@@ -206,7 +214,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 				break;
 			}
 			done += rec;
-			twheel_read_one(f, ut, &ev, now, &reap);
+			twheel_read_one(f, ut, &ev, now, &reap, &nr_freed);
 		}
 		empty = list_empty(&f->ready);
 		spin_unlock(&f->lock);
@@ -221,15 +229,20 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 		cond_resched();
 	}
 
-	list_for_each_entry_safe(ut, tmp, &reap, link) {
-		/* A canceled timer's callback may still be on its way. */
-		if (ut->canceled)
-			twheel_cancel_sync(&ut->timer);
-		twheel_utimer_free(ut);
-		nr_reap++;
+	/* A canceled timer's callback may still be on its way. */
+	list_for_each_entry(ut, &reap, link)
+		twheel_cancel_sync(&ut->timer);
+	if (!list_empty(&reap)) {
+		spin_lock(&f->lock);
+		list_for_each_entry_safe(ut, tmp, &reap, link) {
+			list_del_init(&ut->link);
+			twheel_utable_push(f, ut);
+			nr_freed++;
+		}
+		spin_unlock(&f->lock);
 	}
-	if (nr_reap)
-		twheel_uncharge(f, nr_reap);
+	if (nr_freed)
+		twheel_uncharge(f, nr_freed);
 	if (!done && fault)
 		return -EFAULT;
 	return done;

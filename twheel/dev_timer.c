@@ -15,7 +15,6 @@
 #include <linux/minmax.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include <uapi/linux/twheel.h>
@@ -24,8 +23,6 @@
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
 #define TWHEEL_STEP_CHUNK	64
-
-static struct kmem_cache *twheel_utimer_cache;
 
 /* Queue @ut's event (file lock held) and wake the readers. */
 static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
@@ -58,10 +55,10 @@ static bool twheel_utimer_was_set(struct twheel_file *f,
 /*
  * Expiry callback, in the twheel workqueue: queue the event. The file cannot
  * go away while this runs before the file lock is dropped: release
- * cancel_syncs every timer still in the xarray and takes the lock once more
- * before freeing the file, and a timer leaves the xarray only under the lock.
- * Nothing of @ut or of the file is touched after the unlock (a read() may
- * free a one-shot @ut then).
+ * cancel_syncs every live timer and takes the lock once more before freeing
+ * the table and the file, and a timer dies only under the lock. Nothing of
+ * @ut or of the file is touched after the unlock (a read() may free, and an
+ * arm reuse, the slot of a one-shot @ut then).
  */
 static void twheel_utimer_fire(struct twheel_timer *t)
 {
@@ -99,15 +96,6 @@ out:
 }
 
 /**
- * twheel_utimer_free() - free a timer whose id was released
- * @ut:	the timer, no longer armed nor reachable by its callback
- */
-void twheel_utimer_free(struct twheel_utimer *ut)
-{
-	kmem_cache_free(twheel_utimer_cache, ut);
-}
-
-/**
  * twheel_file_init() - set up the timer set of a new open file
  * @f:	zeroed file state
  */
@@ -116,7 +104,7 @@ void twheel_file_init(struct twheel_file *f)
 	unsigned int i;
 
 	spin_lock_init(&f->lock);
-	xa_init_flags(&f->timers, XA_FLAGS_ACCOUNT);
+	INIT_LIST_HEAD(&f->ufree);
 	INIT_LIST_HEAD(&f->ready);
 	init_waitqueue_head(&f->wq);
 	for (i = 0; i < TWHEEL_UCLK_BOUND; i++) {
@@ -125,7 +113,6 @@ void twheel_file_init(struct twheel_file *f)
 	}
 	INIT_LIST_HEAD(&f->step_link);
 	atomic_long_set(&f->nr, 0);
-	atomic64_set(&f->next_id, 0);
 }
 
 /**
@@ -134,68 +121,57 @@ void twheel_file_init(struct twheel_file *f)
  * @req:	checked request
  * @idp:	out: the new id
  *
+ * Takes a free slot of the file's table, adding a chunk first if none is
+ * (the only allocation, once per TWHEEL_UCHUNK slots).
+ *
  * Context: process context, may sleep; file lock not held.
- * Return: 0, -ENOSPC (a cap), -ENOMEM, or an error of twheel_arm_on().
+ * Return: 0, -ENOSPC (a cap, or the table is full), -ENOMEM, or an error
+ * of twheel_arm_on().
  */
 int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 		    u64 *idp)
 {
 	struct twheel_utimer *ut;
-	u64 id;
 	int ret;
 
 	ret = twheel_charge(f);
 	if (ret)
 		return ret;
-	id = atomic64_inc_return(&f->next_id);
-	ret = -ENOSPC;
-	if (id > TWHEEL_ID_MAX)
-		goto uncharge;
-	ret = -ENOMEM;
-	ut = kmem_cache_alloc(twheel_utimer_cache, GFP_KERNEL);
-	if (!ut)
-		goto uncharge;
-	/* Reserve the slot now: storing into it under the lock allocates nothing. */
-	ret = xa_reserve(&f->timers, id, GFP_KERNEL);
-	if (ret)
-		goto free;
-
+	spin_lock(&f->lock);
+	while (!(ut = twheel_utable_pop(f))) {
+		spin_unlock(&f->lock);
+		ret = twheel_utable_grow(f);
+		if (ret)
+			goto uncharge;
+		spin_lock(&f->lock);
+	}
+	/* Set up under the lock: lookups read @id and @dead. */
 	twheel_timer_init(&ut->timer, twheel_utimer_fire);
-	ut->file = f;
-	INIT_LIST_HEAD(&ut->link);
 	ut->cookie = req->cookie;
-	ut->id = id;
 	ut->queued = 0;
-	ut->dead = 0;
 	ut->canceled = 0;
 	twheel_utimer_set_mode(ut, req);
-
-	spin_lock(&f->lock);
-	ret = xa_err(xa_store(&f->timers, id, ut, GFP_NOWAIT));
-	if (!ret) {
-		/*
-		 * Cancel-on-set: the offset before the conversion, so that a
-		 * step in between cancels. Only then: it is a clock read.
-		 */
-		if (ut->cos)
-			ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
-		ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0,
-				    TWHEEL_ABS, req->cpu);
-		if (ret < 0)
-			xa_erase(&f->timers, id);
-		else
-			twheel_utimer_bind(f, ut);
+	/*
+	 * Cancel-on-set: the offset before the conversion, so that a step in
+	 * between cancels. Only then: it is a clock read.
+	 */
+	if (ut->cos)
+		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+	ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0, TWHEEL_ABS,
+			    req->cpu);
+	if (ret < 0) {
+		/* Never armed: the slot is free again, with the next id. */
+		twheel_utable_push(f, ut);
+	} else {
+		ut->dead = 0;
+		twheel_utimer_bind(f, ut);
+		*idp = ut->id;
 	}
 	spin_unlock(&f->lock);
-	if (ret < 0) {
-		xa_release(&f->timers, id);
-		goto free;
-	}
-	*idp = id;
+	if (ret < 0)
+		goto uncharge;
 	return 0;
 
-free:
-	kmem_cache_free(twheel_utimer_cache, ut);
 uncharge:
 	twheel_uncharge(f, 1);
 	return ret;
@@ -227,9 +203,13 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
 	spin_unlock(&f->lock);
 
 	/* Pending, or its expiry in flight was discarded (canceled set). */
-	if (twheel_cancel_sync(&ut->timer) > 0 || ut->canceled)
+	if (twheel_cancel_sync(&ut->timer) > 0)
 		ret = 1;
-	kmem_cache_free(twheel_utimer_cache, ut);
+	spin_lock(&f->lock);
+	if (ut->canceled)
+		ret = 1;
+	twheel_utable_push(f, ut);
+	spin_unlock(&f->lock);
 	twheel_uncharge(f, 1);
 	return ret;
 }
@@ -358,7 +338,7 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 }
 
 /**
- * twheel_file_release_timers() - cancel and free every timer of a file
+ * twheel_file_release_timers() - cancel every timer of a file, free its table
  * @f:	the file, no longer reachable from userspace
  *
  * Context: process context, sleeps.
@@ -366,52 +346,8 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
  */
 unsigned long twheel_file_release_timers(struct twheel_file *f)
 {
-	struct twheel_utimer *ut;
-	unsigned long id, n = 0;
+	unsigned long n = twheel_utable_release(f);
 
-	/* No lookup can race any more: the ids go with xa_destroy() below. */
-	xa_for_each(&f->timers, id, ut) {
-		spin_lock(&f->lock);
-		ut->dead = 1;
-		twheel_utimer_unqueue(ut);
-		spin_unlock(&f->lock);
-		twheel_cancel_sync(&ut->timer);
-		kmem_cache_free(twheel_utimer_cache, ut);
-		n++;
-		cond_resched();
-	}
-	/*
-	 * The callback of a one-shot timer freed by read() may still be
-	 * inside the file lock: wait for it to leave before @f is freed.
-	 */
-	spin_lock(&f->lock);
-	spin_unlock(&f->lock);
-	xa_destroy(&f->timers);
 	twheel_uncharge(f, n);
 	return n;
-}
-
-/**
- * twheel_dev_timers_init() - create the timer cache
- *
- * Return: 0 or -ENOMEM.
- */
-int twheel_dev_timers_init(void)
-{
-	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
-		     sizeof(struct twheel_utimer) > 128);
-
-	/* SLAB_ACCOUNT: timers are charged to the memcg of their creator. */
-	twheel_utimer_cache = KMEM_CACHE(twheel_utimer, SLAB_ACCOUNT);
-	return twheel_utimer_cache ? 0 : -ENOMEM;
-}
-
-/**
- * twheel_dev_timers_exit() - free what twheel_dev_timers_init() set up
- *
- * Every file must be closed (the module cannot be unloaded before).
- */
-void twheel_dev_timers_exit(void)
-{
-	kmem_cache_destroy(twheel_utimer_cache);
 }

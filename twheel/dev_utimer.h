@@ -10,7 +10,6 @@
 #include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
-#include <linux/xarray.h>
 
 #include "dev_file.h"
 
@@ -39,16 +38,13 @@ static inline u64 twheel_grid(u64 deadline, u64 k, u64 period)
 static inline struct twheel_utimer *
 twheel_file_lookup(struct twheel_file *f, u64 id)
 {
-	lockdep_assert_held(&f->lock);
-
-	if (!id || id > TWHEEL_ID_MAX)
-		return NULL;
-	return xa_load(&f->timers, id);
+	return twheel_utable_lookup(f, id);
 }
 
 /*
- * Release @ut's id and drop its queued event; callbacks ignore it from now
- * on. Returns 1 if an event was queued.
+ * Release @ut's id and drop its queued event; callbacks and lookups ignore
+ * it from now on (its slot is freed by twheel_utable_push() once its
+ * callback cannot run). Returns 1 if an event was queued.
  */
 static inline int twheel_utimer_kill(struct twheel_file *f,
 				     struct twheel_utimer *ut)
@@ -57,7 +53,6 @@ static inline int twheel_utimer_kill(struct twheel_file *f,
 
 	lockdep_assert_held(&f->lock);
 
-	xa_erase(&f->timers, ut->id);
 	ut->dead = 1;
 	/* Off the ready list, or the clocked list. */
 	list_del_init(&ut->link);

@@ -289,7 +289,9 @@ struct twheel_query {
  * @horizon_ns:		out: span of the wheel before the overflow list
  * @levels:		out: levels of the wheel
  * @slots:		out: slots per level
- * @max_per_file:	out: cap on pending timers of one file
+ * @max_per_file:	out: cap on pending timers of one file (the timers
+ *			of ABI 1 of a file also fit in a table of just
+ *			under 2^24 slots: ENOSPC beyond)
  * @max_total:		out: cap on pending timers of all files
  * @pending:		out: timers pending in this file (ioctl-armed ones;
  *			ring timers are not counted)
