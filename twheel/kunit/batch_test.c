@@ -100,8 +100,10 @@ static void twb_one_base(struct kunit *test)
 	for (i = 0; i < TWB_N; i++) {
 		/* Idle timers whose first base is this one, wherever set up. */
 		WRITE_ONCE(b[i].timer.cpu, cpu);
+		/* Far enough that none fires before the checks below. */
 		twb_fill(&e[i], &b[i], TW_BATCH_ARM,
-			 now + (20 + i % 16) * NSEC_PER_MSEC, TWHEEL_CPU_ANY);
+			 now + (10000 + i % 16) * NSEC_PER_MSEC,
+			 TWHEEL_CPU_ANY);
 	}
 	done = twheel_batch_on(cpu, e, TWB_N, twb_prep);
 	put_cpu();
