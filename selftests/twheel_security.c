@@ -309,6 +309,25 @@ TEST(per_user_cap)
 }
 
 /* As uid 1000, allowed to run on CPU 0 only: CPU 1 is EPERM, 0 is not. */
+/*
+ * The CPU besides CPU 0 that these tests name: the first other online one
+ * (a CPU that a suspend under TCG failed to bring back stays offline).
+ */
+static int other_cpu = -1;
+
+static int find_other_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (cpu = 1; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
 static int user_arm_cpu_affinity(void)
 {
 	cpu_set_t set;
@@ -320,7 +339,8 @@ static int user_arm_cpu_affinity(void)
 	CPU_SET(0, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return 11;
-	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 1, NULL) != -EPERM)
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, other_cpu, NULL) !=
+	    -EPERM)
 		return 12;
 	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 0, NULL))
 		return 13;
@@ -332,7 +352,8 @@ static int user_arm_cpu_affinity(void)
 
 TEST(arm_cpu_honours_affinity)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	other_cpu = find_other_cpu();
+	if (other_cpu < 0)
 		SKIP(return, "one CPU online");
 	EXPECT_EQ(0, as_uid(1000, user_arm_cpu_affinity, -1));
 }
@@ -359,7 +380,7 @@ static int cg_enable(const char *ctrl)
 
 /*
  * In a cpuset of CPU 0 alone (its affinity left as it was), uid 1000 may
- * name CPU 0 but not CPU 1: EPERM. The child joins the cpuset as root, then
+ * name CPU 0 but not another online CPU: EPERM. The child joins the cpuset as root, then
  * drops to uid 1000.
  */
 static int user_arm_cpu_cpuset(void)
@@ -369,12 +390,13 @@ static int user_arm_cpu_cpuset(void)
 
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 10;
-	if (!CPU_ISSET(0, &set) || CPU_ISSET(1, &set))
+	if (!CPU_ISSET(0, &set) || CPU_ISSET(other_cpu, &set))
 		return 11;	/* the cpuset did not take */
 	fd = tw_open(0);
 	if (fd < 0)
 		return 12;
-	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 1, NULL) != -EPERM)
+	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, other_cpu, NULL) !=
+	    -EPERM)
 		return 13;
 	if (tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 1, 0, NULL))
 		return 14;
@@ -386,7 +408,8 @@ TEST(arm_cpu_honours_cpuset)
 	int status;
 	pid_t pid;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	other_cpu = find_other_cpu();
+	if (other_cpu < 0)
 		SKIP(return, "one CPU online");
 	if (cg_enable("cpuset"))
 		SKIP(return, "cgroup2 cpuset controller not available");
