@@ -164,6 +164,10 @@ fi
 gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh .ci/run
 gate uapi-c-c++ uapi
 gate libtwheel libtwheel
+# The host build of the wheel core (make bench's core tier, the model test):
+# it includes the in-kernel API header through a shim, which must keep up.
+gate host-core make -s -C tools/testing/twheel OUT="$TW_BUILD/host" \
+	CC="gcc -Werror" all
 gate man-pages manpages
 gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
 	"$TW_BUILD/doc/twheel.html"

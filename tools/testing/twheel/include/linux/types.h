@@ -6,11 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>	/* clockid_t, in the API's declarations */
 
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef int64_t s64;
 
 #define U64_MAX		UINT64_MAX
@@ -22,6 +24,10 @@ struct hlist_head {
 
 struct hlist_node {
 	struct hlist_node *next, **pprev;
+};
+
+struct list_head {
+	struct list_head *next, *prev;
 };
 
 #endif
