@@ -282,7 +282,8 @@ struct twheel_utimer *twheel_utable_pop(struct twheel_file *f);
 void twheel_utable_push(struct twheel_file *f, struct twheel_utimer *ut);
 struct twheel_utimer *twheel_utable_lookup(struct twheel_file *f, u64 id);
 int twheel_utable_grow(struct twheel_file *f);
-unsigned long twheel_utable_release(struct twheel_file *f);
+struct twheel_utimer *twheel_utable_at(struct twheel_file *f, u32 slot);
+void twheel_utable_free(struct twheel_file *f);
 
 /* dev_req.c */
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,

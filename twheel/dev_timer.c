@@ -346,8 +346,30 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
  */
 unsigned long twheel_file_release_timers(struct twheel_file *f)
 {
-	unsigned long n = twheel_utable_release(f);
+	struct twheel_utimer *ut;
+	unsigned long n = 0;
+	u32 slot;
 
+	/* No lookup or grow can race any more: the file is unreachable. */
+	for (slot = 0; (ut = twheel_utable_at(f, slot)); slot++) {
+		spin_lock(&f->lock);
+		if (ut->dead) {
+			spin_unlock(&f->lock);
+			continue;
+		}
+		twheel_utimer_kill(f, ut);
+		spin_unlock(&f->lock);
+		twheel_cancel_sync(&ut->timer);
+		n++;
+		cond_resched();
+	}
+	/*
+	 * The callback of a one-shot timer freed by read() may still be
+	 * inside the file lock: wait for it to leave before the table goes.
+	 */
+	spin_lock(&f->lock);
+	spin_unlock(&f->lock);
+	twheel_utable_free(f);
 	twheel_uncharge(f, n);
 	return n;
 }

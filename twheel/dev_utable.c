@@ -18,7 +18,6 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -167,40 +166,27 @@ int twheel_utable_grow(struct twheel_file *f)
 }
 
 /**
- * twheel_utable_release() - cancel every timer of a file and free the table
- * @f:	the file, no longer reachable from userspace
+ * twheel_utable_at() - the timer of a slot, for walking the whole table
+ * @f:		the file, no longer reachable from userspace (no grow races)
+ * @slot:	the slot
  *
- * Context: process context, sleeps (twheel_cancel_sync()).
- * Return: the number of live timers the file still held.
+ * Return: the timer of @slot, or NULL past the last slot.
  */
-unsigned long twheel_utable_release(struct twheel_file *f)
+struct twheel_utimer *twheel_utable_at(struct twheel_file *f, u32 slot)
 {
-	struct twheel_utimer *ut;
-	unsigned long n = 0;
-	u32 slot, ci;
+	if (slot >= f->nr_uchunks * TWHEEL_UCHUNK)
+		return NULL;
+	return twheel_utable_slot(f, slot);
+}
 
-	/* No lookup or grow can race any more: the file is unreachable. */
-	for (slot = 0; slot < f->nr_uchunks * TWHEEL_UCHUNK; slot++) {
-		ut = twheel_utable_slot(f, slot);
-		spin_lock(&f->lock);
-		if (ut->dead) {
-			spin_unlock(&f->lock);
-			continue;
-		}
-		ut->dead = 1;
-		list_del_init(&ut->link);
-		ut->queued = 0;
-		spin_unlock(&f->lock);
-		twheel_cancel_sync(&ut->timer);
-		n++;
-		cond_resched();
-	}
-	/*
-	 * The callback of a one-shot timer freed by read() may still be
-	 * inside the file lock: wait for it to leave before the chunks go.
-	 */
-	spin_lock(&f->lock);
-	spin_unlock(&f->lock);
+/**
+ * twheel_utable_free() - free the table of a file
+ * @f:	the file; no timer of it is armed or reachable by its callback
+ */
+void twheel_utable_free(struct twheel_file *f)
+{
+	u32 ci;
+
 	for (ci = 0; ci < f->nr_uchunks; ci++)
 		kfree(f->uchunks[ci]);
 	kvfree(f->uchunks);
@@ -208,5 +194,4 @@ unsigned long twheel_utable_release(struct twheel_file *f)
 	f->nr_uchunks = 0;
 	f->uchunks_cap = 0;
 	INIT_LIST_HEAD(&f->ufree);
-	return n;
 }
