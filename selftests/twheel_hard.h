@@ -143,6 +143,46 @@ static inline int tw_as_uid(int uid, int (*fn)(void))
 	return WEXITSTATUS(status);
 }
 
+/* ------------------------------------------------------ test delay hooks */
+
+/*
+ * Set test delay hook @name (twheel/testhooks.h) to @us microseconds (0:
+ * off). Returns 0, or -1 where the module has no hooks (a stock kernel's
+ * build): the caller skips, as the race cannot be widened there.
+ */
+static inline int tw_hook_set(const char *name, unsigned int us)
+{
+	char path[128];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), TW_DBG "/hooks/%s", name);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%u\n", us) < 0;
+	rc |= fclose(f) != 0;
+	return rc ? -1 : 0;
+}
+
+/* Passes through hook @name while it was set, or -1 without hooks. */
+static inline long long tw_hook_hits(const char *name)
+{
+	char path[128];
+	unsigned int us;
+	long long hits;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), TW_DBG "/hooks/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%u %lld", &us, &hits);
+	fclose(f);
+	return n == 2 ? hits : -1;
+}
+
 /* --------------------------------------------------------- debugfs stats */
 
 #define TW_NR_KEYS	16

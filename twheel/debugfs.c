@@ -8,6 +8,7 @@
  *   percpu    one row per possible CPU under a header row naming the columns
  *   latency   the lateness histogram, one "[lo, hi) us: count" line a bucket
  *   geometry  tick, levels, slots and horizon, "key value" lines
+ *   hooks/    test-only delay hooks (testhooks.h), debug test kernels only
  *
  * The keys of stats, and the columns of percpu after its own, are the
  * entries of stats_list.h, in its order. The formats are stable and parsed
@@ -279,6 +280,7 @@ int twheel_debugfs_init(void)
 	debugfs_create_file("percpu", 0400, dir, NULL, &tw_dbg_percpu_fops);
 	debugfs_create_file("latency", 0400, dir, NULL, &tw_dbg_latency_fops);
 	debugfs_create_file("geometry", 0400, dir, NULL, &tw_dbg_geometry_fops);
+	twheel_hooks_debugfs(dir);
 	return 0;
 }
 

@@ -35,4 +35,39 @@ struct twheel_base_snapshot {
 
 int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
 
+/*
+ * Delay hooks: test-only points where a race window is widened on demand.
+ * Built only with TWHEEL_TESTHOOKS, which Kbuild sets where the kernel has
+ * KUnit (the debug test kernels); a packaged or DKMS build against a
+ * distribution kernel has none, and twheel_hook() is an empty inline.
+ *
+ * Each hook is /sys/kernel/debug/twheel/hooks/<name> (root only): write a
+ * delay in microseconds (0 turns it off); read "<delay_us> <hits>", where
+ * hits counts the passes through the hook while its delay was set, so a
+ * test can tell that its window was actually reached. The delay sleeps
+ * where the caller may sleep and spins (udelay) where it may not.
+ *
+ * Add a hook by adding its name to TWHEEL_HOOK_LIST and calling
+ * twheel_hook(TWHEEL_HOOK_<name>) at the point to widen.
+ */
+#define TWHEEL_HOOK_LIST(X)			\
+	X(noop)
+
+enum twheel_hook {
+#define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
+	TWHEEL_HOOK_LIST(TWHEEL_HOOK_ENUM)
+#undef TWHEEL_HOOK_ENUM
+	TWHEEL_HOOK_NR
+};
+
+struct dentry;
+
+#ifdef TWHEEL_TESTHOOKS
+void twheel_hook(enum twheel_hook h);
+void twheel_hooks_debugfs(struct dentry *dir);
+#else
+static inline void twheel_hook(enum twheel_hook h) { }
+static inline void twheel_hooks_debugfs(struct dentry *dir) { }
+#endif
+
 #endif /* _TWHEEL_TESTHOOKS_H */

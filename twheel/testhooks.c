@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel test-only delay hooks (testhooks.h): built only into the debug
+ * test kernels' module, never into a packaged one.
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/preempt.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "testhooks.h"
+
+struct tw_hook {
+	unsigned int	delay_us;
+	atomic64_t	hits;
+};
+
+static struct tw_hook tw_hooks[TWHEEL_HOOK_NR];
+
+static const char *const tw_hook_names[TWHEEL_HOOK_NR] = {
+#define TWHEEL_HOOK_NAME(name) [TWHEEL_HOOK_##name] = #name,
+	TWHEEL_HOOK_LIST(TWHEEL_HOOK_NAME)
+#undef TWHEEL_HOOK_NAME
+};
+
+/**
+ * twheel_hook() - widen a race window, if a test asked for it
+ * @h:	the hook
+ *
+ * Context: any; sleeps only where the caller may.
+ */
+void twheel_hook(enum twheel_hook h)
+{
+	struct tw_hook *hk = &tw_hooks[h];
+	unsigned int us = READ_ONCE(hk->delay_us);
+
+	if (!us)
+		return;
+	atomic64_inc(&hk->hits);
+	if (preemptible() && !irqs_disabled()) {
+		fsleep(us);
+		return;
+	}
+	while (us >= 1000) {
+		mdelay(1);
+		us -= 1000;
+	}
+	udelay(us);
+}
+
+static int tw_hook_show(struct seq_file *m, void *unused)
+{
+	struct tw_hook *hk = m->private;
+
+	seq_printf(m, "%u %lld\n", READ_ONCE(hk->delay_us),
+		   (long long)atomic64_read(&hk->hits));
+	return 0;
+}
+
+static int tw_hook_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tw_hook_show, inode->i_private);
+}
+
+static ssize_t tw_hook_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	struct tw_hook *hk = ((struct seq_file *)file->private_data)->private;
+	unsigned int us;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &us);
+	if (ret)
+		return ret;
+	/* A second at most: a hook widens a window, it does not hang a CPU. */
+	if (us > USEC_PER_SEC)
+		return -ERANGE;
+	WRITE_ONCE(hk->delay_us, us);
+	return len;
+}
+
+static const struct file_operations tw_hook_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tw_hook_open,
+	.read		= seq_read,
+	.write		= tw_hook_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/**
+ * twheel_hooks_debugfs() - create hooks/<name> for every hook
+ * @dir:	/sys/kernel/debug/twheel
+ */
+void twheel_hooks_debugfs(struct dentry *dir)
+{
+	struct dentry *hd = debugfs_create_dir("hooks", dir);
+	int i;
+
+	for (i = 0; i < TWHEEL_HOOK_NR; i++)
+		debugfs_create_file(tw_hook_names[i], 0600, hd, &tw_hooks[i],
+				    &tw_hook_fops);
+}
