@@ -227,13 +227,46 @@ def do_kmemleak(recs, report):
                 report.append('    | ' + rest(f, 1))
 
 
+# A KCSAN report runs from its "BUG: KCSAN:" line to the next line of '='.
+KCSAN_HEAD = re.compile(r'BUG: KCSAN: ')
+KCSAN_END = re.compile(r'^={20,}$')
+KCSAN_OURS = re.compile(r'\[twheel(_kunit)?\]|\btw(heel)?_\w+\+0x')
+
+
+def kcsan_foreign(lines):
+    """Lines of KCSAN reports that name no twheel code: races of the kernel
+    proper, which the KCSAN guest reports but which are not ours to fail on."""
+    skip = set()
+    i = 0
+    while i < len(lines):
+        m = PRINTK_TS.search(lines[i])
+        if not (m and KCSAN_HEAD.search(m.group(1))):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and j - i < 200:
+            mj = PRINTK_TS.search(lines[j])
+            if mj and KCSAN_END.match(mj.group(1).strip()):
+                break
+            j += 1
+        block = lines[i:j + 1]
+        if not any(KCSAN_OURS.search(l) for l in block):
+            skip.update(range(i, j + 1))
+        i = j + 1
+    return skip
+
+
 def do_kernel_log(lines, tally, report):
     hits = []
     expected = -1   # line of the last EXPECTED_DUMP header
     ignored = 0
+    foreign = kcsan_foreign(lines)
+    if foreign:
+        report.append(f'  kernel log: {len(foreign)} line(s) of KCSAN reports '
+                      'naming no twheel code ignored')
     for i, line in enumerate(lines):
         m = PRINTK_TS.search(line)
-        if not m:
+        if not m or i in foreign:
             continue
         msg = m.group(1)
         if EXPECTED_DUMP.search(msg):
