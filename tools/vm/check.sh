@@ -5,7 +5,8 @@
 #                  built and cached by tools/vm/build-kernel.sh): KUnit +
 #                  selftests + checks
 #   debug-newest   the same on the newest kernel of Debian's development
-#                  suite, with PREEMPT_RT (skipped if the suite is unreachable)
+#                  suite, with PREEMPT_RT and KCSAN in place of KASAN
+#                  (skipped if the suite is unreachable)
 #   stock-6.1      Debian 12's own kernel (no KUnit): selftests + load/unload
 #   stock-6.12-rt  Debian 12's PREEMPT_RT 6.12 kernel, likewise
 # (see tw_select_kernel in lib.sh). Each prints its own counts line.

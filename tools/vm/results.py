@@ -298,6 +298,23 @@ def do_kernel_log(lines, tally, report):
         report.append(f'  ... {len(clusters) - 5} more kernel log reports not shown')
 
 
+KCSAN_ON = re.compile(r'kcsan: enabled')
+KCSAN_SELFTEST = re.compile(r'kcsan: selftest: (\d+)/(\d+) tests passed')
+
+
+def do_kcsan(lines, tally):
+    """On a KCSAN kernel, a clean log means something only if KCSAN ran and
+    its boot self-test, which plants races, saw them."""
+    msgs = [m.group(1) for m in map(PRINTK_TS.search, lines) if m]
+    if not any(KCSAN_ON.search(m) for m in msgs):
+        return
+    st = next((KCSAN_SELFTEST.search(m) for m in msgs if KCSAN_SELFTEST.search(m)), None)
+    if st and st.group(1) == st.group(2) and int(st.group(2)) > 0:
+        tally.add('pass', f'check: KCSAN active, boot self-test {st.group(1)}/{st.group(2)}')
+    else:
+        tally.add('fail', 'check: KCSAN enabled but its boot self-test did not pass')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     ap.add_argument('--console', required=True)
@@ -323,6 +340,7 @@ def main():
     do_checks(recs, parts['checks'])
     do_kmemleak(recs, report)
     do_kernel_log(console, parts['kernel log'], report)
+    do_kcsan(console, parts['checks'])
 
     total = Tally()
     print(f'== {args.label}: guest kernel {uname} ==')
