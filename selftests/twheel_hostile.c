@@ -534,6 +534,7 @@ struct att_res {
 	uint64_t	ring_bytes;	/* sum of mmap_size */
 	long		churn_ops;
 	long		reads;
+	int		ring_err;	/* ENOMEM/EAGAIN of a ring set-up */
 	int		bad_errno;	/* first errno outside the caps' */
 	int		bad_where;
 	int		ready;
@@ -704,9 +705,18 @@ static int att_ring(struct att_res *a, uint32_t slots, uint32_t *entries)
 
 	if (fd < 0)
 		return -1;
-	/* The largest ring accepted: EINVAL says too large for the table. */
-	while (e && (r = tw_ring_setup_only(fd, slots, e, &p)) == -EINVAL)
+	/*
+	 * The largest ring accepted: EINVAL says too large for the table,
+	 * ENOMEM or EAGAIN more than RLIMIT_MEMLOCK leaves (remembered).
+	 */
+	while (e) {
+		r = tw_ring_setup_only(fd, slots, e, &p);
+		if (r != -EINVAL && r != -ENOMEM && r != -EAGAIN)
+			break;
+		if (r != -EINVAL)
+			a->ring_err = (int)-r;
 		e >>= 1;
+	}
 	if (r) {
 		att_errno(a, r, 3);
 		close(fd);
@@ -1020,10 +1030,11 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 	for (i = 0; i < n; i++) {
 		struct att_res *a = &ss->att[i];
 
-		printf("# attacker uid %d on CPU %d: period %llu ns, %ld ABI 1 timers, %ld ring files (largest %u records, %llu KiB), %ld ring slots, %ld churn ops, %ld events read\n",
+		printf("# attacker uid %d on CPU %d: period %llu ns, %ld ABI 1 timers, %ld ring files (largest %u records, %llu KiB; refused: %s), %ld ring slots, %ld churn ops, %ld events read\n",
 		       a->uid, a->cpu, (unsigned long long)a->period,
 		       a->abi1_armed, a->ring_files, a->ring_entries,
 		       (unsigned long long)a->ring_bytes / KIB,
+		       a->ring_err ? strerror(a->ring_err) : "never",
 		       a->ring_slots, a->churn_ops, a->reads);
 		EXPECT_LE(a->ring_bytes, ATT_MEMLOCK)
 			TH_LOG("uid %d holds %llu KiB of rings, RLIMIT_MEMLOCK %llu KiB",
