@@ -937,11 +937,11 @@ static int64_t worst(const int64_t *v, int n)
 	int64_t w = INT64_MIN;
 	int i;
 
-	/* INT64_MAX: not seen (lost, counted apart). */
+	/* INT64_MAX: not seen (lost, counted apart); all lost: INT64_MAX. */
 	for (i = 0; i < n; i++)
 		if (v[i] > w && v[i] != INT64_MAX)
 			w = v[i];
-	return w;
+	return w == INT64_MIN ? INT64_MAX : w;
 }
 
 TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
@@ -1057,7 +1057,7 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 	tfd_w = worst(ss->tfd_late, ss->rounds);
 	k_w = worst(ss->kexp_late, ss->rounds);
 	for (i = 0; i < n; i++) {
-		int64_t w1 = INT64_MIN, w2 = INT64_MIN;
+		int64_t w1 = -1, w2 = -1;
 		int r, c = 0, lost = 0;
 
 		for (r = 0; r < ss->rounds; r++) {
