@@ -961,11 +961,11 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 	ASSERT_NE(NULL, ss);
 	memset(ss, 0, sizeof(*ss));
 	if (debug_kernel())
-		cfg = (struct storm_cfg){ .abi1 = 300, .ring_slots = 1024,
+		cfg = (struct storm_cfg){ .abi1 = 200, .ring_slots = 1024,
 					  .ring_files = 2,
-					  .window_ms = 8000 };
+					  .window_ms = 6000 };
 	else
-		cfg = (struct storm_cfg){ .abi1 = 2000, .ring_slots = 4096,
+		cfg = (struct storm_cfg){ .abi1 = 1000, .ring_slots = 4096,
 					  .ring_files = 3,
 					  .window_ms = 5000 };
 	/* The per-user cap lets the storm arm all it plans (and churn). */
