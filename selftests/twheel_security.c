@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "twheel_hard.h"
+#include "twheel_users.h"
 #include "kselftest_harness.h"
 
 /* Start from a quiet module: nothing pending from an earlier test. */
@@ -36,10 +36,6 @@ static void __attribute__((constructor)) settle(void)
 }
 
 #define MS		1000000ULL
-#define HOUR_NS		(3600ULL * 1000000000ULL)
-#define P_PER_FD	TW_PARAMS "/max_timers_per_fd"
-#define P_TOTAL		TW_PARAMS "/max_timers"
-#define P_USER		TW_PARAMS "/max_timers_per_user"
 
 static int user_uses_device(void)
 {
@@ -110,47 +106,6 @@ TEST(unprivileged_user)
 }
 
 /* ------------------------------------------------------------------ caps */
-
-struct saved_param {
-	char	per_fd[32];
-	char	total[32];
-	char	per_user[32];
-};
-
-static int params_save(struct saved_param *s)
-{
-	if (tw_read_file(P_PER_FD, s->per_fd, sizeof(s->per_fd)) ||
-	    tw_read_file(P_TOTAL, s->total, sizeof(s->total)))
-		return -1;
-	/* Absent before max_timers_per_user existed. */
-	if (tw_read_file(P_USER, s->per_user, sizeof(s->per_user)))
-		s->per_user[0] = 0;
-	return 0;
-}
-
-static void params_restore(const struct saved_param *s)
-{
-	tw_write_file(P_PER_FD, s->per_fd);
-	tw_write_file(P_TOTAL, s->total);
-	if (s->per_user[0])
-		tw_write_file(P_USER, s->per_user);
-}
-
-/* Arm one-hour timers until an error; returns how many were armed. */
-static long arm_until_error(int fd, long max, long *err)
-{
-	long n = 0, r = 0;
-	uint64_t id;
-
-	while (n < max) {
-		r = tw_arm(fd, 0, HOUR_NS, 0, n, 0, &id);
-		if (r)
-			break;
-		n++;
-	}
-	*err = r;
-	return n;
-}
 
 TEST(per_file_and_global_caps)
 {
@@ -258,32 +213,6 @@ static int other_user_own_cap(void)
 	       err == -ENOSPC ? 0 : 20;
 }
 
-static int as_uid(int uid, int (*fn)(void), int hold_fd)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		char c;
-		int r;
-
-		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
-			_exit(100);
-		r = fn();
-		/* Hold the timers until the parent says so. */
-		if (hold_fd >= 0 && read(hold_fd, &c, 1) != 1)
-			_exit(101);
-		_exit(r);
-	}
-	if (hold_fd >= 0)
-		return pid;
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 TEST(per_user_cap)
 {
 	struct saved_param sp;
@@ -314,19 +243,6 @@ TEST(per_user_cap)
  * (a CPU that a suspend under TCG failed to bring back stays offline).
  */
 static int other_cpu = -1;
-
-static int find_other_cpu(void)
-{
-	cpu_set_t set;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	for (cpu = 1; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	return -1;
-}
 
 static int user_arm_cpu_affinity(void)
 {

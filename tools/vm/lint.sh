@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make lint`: the checks a kernel maintainer runs before reading a patch.
 #   checkpatch --strict, kernel-doc, sparse, W=1 -Werror against every
-#   kernel `make check` tests (sparse on the two debug trees), shellcheck, the
+#   kernel `make check` tests (sparse on the two debug trees), coccicheck
+#   (the 6.12 tree's semantic patches, Debian's coccinelle), shellcheck, the
 #   uapi header alone in C and C++, libtwheel with -Werror, and the
 #   documentation and man pages rendered without warnings.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
@@ -109,6 +110,23 @@ sparse_usable() {
 	[ "$(sh "$t" sparse -m64 -mlittle-endian 2>/dev/null)" = 1 ]
 }
 
+# coccicheck: every semantic patch of the 6.12 tree's scripts/coccinelle in
+# report mode, on a private copy of the kernel sources alone (the module,
+# its KUnit suites, the bench module, their headers: userspace code is not
+# kernel code). Any report naming one of our files is a finding. J=2: about
+# a minute on an idle 2-core machine, under three when it is shared.
+cocci() {
+	local dir=$TW_BUILD/lint-cocci r
+	command -v spatch >/dev/null || { echo "spatch missing (make setup)"; return 1; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp --parents -t "$dir" Kbuild compat.mk "${ksrc[@]}" || return 1
+	make -C "$kdebug" M="$dir" coccicheck MODE=report J=2 >"$dir.log" 2>&1 ||
+		{ tail -n 30 "$dir.log"; return 1; }
+	r=$(grep -F "$dir/" "$dir.log" | grep -v '^/usr/bin/spatch ')
+	[ -z "$r" ] || { echo "${r//$dir\//}"; return 1; }
+}
+
 uapi() {
 	echo '#include <linux/twheel.h>' >"$out/uapi.c"
 	gcc -fsyntax-only -Wall -Wextra -Werror -I uapi -x c "$out/uapi.c" &&
@@ -161,6 +179,7 @@ else
 	tw_log "lint: sparse-$(tw_kdir_release "$knew") SKIPPED ($(sparse --version) too old for this tree)"
 	skip=$((skip + 1))
 fi
+gate coccicheck cocci
 gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh .ci/run
 gate uapi-c-c++ uapi
 gate libtwheel libtwheel

@@ -12,11 +12,13 @@ set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# coccinelle: make lint's coccicheck; ocaml-nox compiles the OCaml parts
+# of the kernel's semantic patches (null/badzero.cocci, ...).
 TW_PACKAGES="qemu-system-x86 busybox-static cpio linux-source-6.12 linux-headers-amd64
 bc bison flex libelf-dev libssl-dev dwarves python3 sparse gnuplot-nox kmod zstd dkms
 trinity shellcheck python3-docutils gcc g++ make libc6-dev rsync
 liburing-dev pkgconf libuv1-dev libevent-dev man-db groff-base
-debhelper dh-dkms dpkg-dev fakeroot lintian"
+debhelper dh-dkms dpkg-dev fakeroot lintian coccinelle ocaml-nox"
 
 setup_packages() {
 	local p missing=()
