@@ -55,15 +55,11 @@
 #error "at most 4 nodes"
 #endif
 
-/* Run @stmt with @n the node of index @i, a constant pointer. */
+/* Run @stmt with @n the node of index @i (one of the separate objects). */
 #define NODE(i, n, stmt) do {						\
-	struct tw_node *n;						\
-	switch (i) {							\
-	case 0: n = &node0; stmt; break;				\
-	case 1: n = &node1; stmt; break;				\
-	case 2: n = &node2; stmt; break;				\
-	default: n = &node3; stmt; break;				\
-	}								\
+	struct tw_node *n = (i) == 0 ? &node0 : (i) == 1 ? &node1 :	\
+			    (i) == 2 ? &node2 : &node3;			\
+	stmt;								\
 } while (0)
 
 u64 nondet_u64(void);
@@ -90,7 +86,7 @@ static u64 clk;		/* the model's clock: first tick not processed */
  * proof's copy of wheel.h; without it, any 64-bit tick.
  */
 #ifdef TICK_BITS
-#define TICK_END	(1ULL << TICK_BITS)
+#define TICK_END	BIT_ULL(TICK_BITS)
 #define TICK_LAST	(TICK_END - 1)
 #else
 #define TICK_LAST	U64_MAX

@@ -18,19 +18,19 @@ static inline int fls64(u64 x)
 /* Undefined for 0 in the kernel: the proof makes that an assertion. */
 static inline unsigned long __fls(unsigned long x)
 {
-	__CPROVER_assert(x != 0, "__fls(0)");
+	__CPROVER_assert(x != 0, "fls of 0");
 	return (BITS_PER_LONG - 1) ^ (unsigned long)__builtin_clzl(x);
 }
 
 static inline unsigned long __ffs(unsigned long x)
 {
-	__CPROVER_assert(x != 0, "__ffs(0)");
+	__CPROVER_assert(x != 0, "ffs of 0");
 	return __builtin_ctzl(x);
 }
 
 static inline unsigned long __ffs64(u64 x)
 {
-	__CPROVER_assert(x != 0, "__ffs64(0)");
+	__CPROVER_assert(x != 0, "ffs64 of 0");
 	return __builtin_ctzll(x);
 }
 
