@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Render Documentation/twheel.rst with plain docutils.
+"""Render Documentation/twheel.rst (or verify.rst) with plain docutils.
 
 The document uses the kernel's ``.. kernel-doc::`` directive so that it reads
 like in-tree documentation. Sphinx's kernel-doc extension is not available

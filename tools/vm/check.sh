@@ -16,8 +16,9 @@
 # $KERNELS (or $TW_KERNELS) picks a subset, e.g. KERNELS=stock-6.1 ("debug"
 # and "stock" mean debug-6.12 and stock-6.1). Boot limits:
 # $TW_TIMEOUT_DEBUG (default 1200 s) and $TW_TIMEOUT_STOCK (600 s).
+# The proofs of `make verify` run first (TW_VERIFY, see below).
 # The last line of output is "twheel: N passed, N failed, N skipped", summed
-# over the kernels; the exit status is 1 if anything failed.
+# over the kernels and the proofs; the exit status is 1 if anything failed.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +47,25 @@ tw_stage "setup (packages, kernel source, stock kernel image)" "$VM/setup.sh" al
 tw_stage "userspace: selftests, twheelctl, uapi header check" \
 	"${MAKE:-make}" --no-print-directory -s tools uapi-check ||
 	{ stage_failed "userspace build"; summary; }
+
+# The proofs (make verify: ring litmus tests under the kernel memory model,
+# the wheel core model-checked), counted into the total: one pass per
+# litmus verdict as expected and per CBMC proof, skips when the proof
+# tools cannot be had. Run by a full check; with KERNELS picking a subset
+# only if TW_VERIFY=1 (TW_VERIFY=0 never).
+if [ -n "${KERNELS:-${TW_KERNELS:-}}" ]; then verify=${TW_VERIFY:-0}; else verify=${TW_VERIFY:-1}; fi
+if [ "$verify" = 1 ]; then
+	vcounts=$TW_BUILD/logs/verify.counts
+	mkdir -p "$TW_BUILD/logs"
+	rm -f "$vcounts"
+	tw_stage "proofs: litmus tests (herd7) and wheel core (cbmc)" \
+		"$TW_TOP/tools/verify/run.sh" --counts "$vcounts"
+	if [ -f "$vcounts" ] && read -r vp vf vs <"$vcounts"; then
+		passed=$((passed + vp)) failed=$((failed + vf)) skipped=$((skipped + vs))
+	else
+		stage_failed "proofs: no results"
+	fi
+fi
 
 kunit_py=$TW_SRC/tools/testing/kunit/kunit.py
 # boot LABEL: boot $image with $initrd under QEMU ($TW_CMDLINE added to the

@@ -180,7 +180,7 @@ else
 	skip=$((skip + 1))
 fi
 gate coccicheck cocci
-gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh .ci/run
+gate shellcheck shellcheck -x tools/vm/*.sh tools/bench/*.sh tools/verify/*.sh .ci/run
 gate uapi-c-c++ uapi
 gate libtwheel libtwheel
 # The host build of the wheel core (make bench's core tier, the model test):
@@ -190,6 +190,8 @@ gate host-core make -s -C tools/testing/twheel OUT="$TW_BUILD/host" \
 gate man-pages manpages
 gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
 	"$TW_BUILD/doc/twheel.html"
+gate docs-verify python3 tools/docs/render.py . "$kd" Documentation/verify.rst \
+	"$TW_BUILD/doc/verify.html"
 
 echo "lint: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -18,7 +18,7 @@ TW_PACKAGES="qemu-system-x86 busybox-static cpio linux-source-6.12 linux-headers
 bc bison flex libelf-dev libssl-dev dwarves python3 sparse gnuplot-nox kmod zstd dkms
 trinity shellcheck python3-docutils gcc g++ make libc6-dev rsync
 liburing-dev pkgconf libuv1-dev libevent-dev man-db groff-base
-debhelper dh-dkms dpkg-dev fakeroot lintian coccinelle ocaml-nox"
+debhelper dh-dkms dpkg-dev fakeroot lintian coccinelle ocaml-nox debootstrap"
 
 setup_packages() {
 	local p missing=()

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CBMC harness of the twheel core: twheel/wheel.c, unchanged, built against
+ * the host shim of tools/testing/twheel (with include/linux/bitops.h of this
+ * directory in front of it: builtins instead of x86 asm).
+ *
+ * The wheel is driven by the operations of SCRIPT (below) on NODES nodes:
+ *   arm      a node not in the wheel, at any 64-bit deadline: in the past,
+ *            now, within a level, beyond the horizon (overflow list), beyond
+ *            TW_MAX_TICK (clamped)
+ *   cancel   a node in the wheel (tw_wheel_del())
+ *   advance  to any tick (tw_wheel_advance(), or tw_wheel_advance_budget()
+ *            with any budget when BUDGET is set): backwards, by one, by
+ *            any number of ticks, to U64_MAX
+ *   forward  tw_wheel_forward() to any tick
+ * from a clock starting at any tick, on a BITS x LEVELS geometry (the
+ * arguments of tw_wheel_init(), checked against TW_MIN_BITS etc.).
+ *
+ * A reference model keeps, per node, whether it is armed and its effective
+ * deadline (the deadline clamped to [clock, TW_MAX_TICK] when armed), and
+ * the clock (first tick not processed). After every operation:
+ *   - never early: every node handed out by an advance to @now was armed
+ *     and has its effective deadline <= @now, and n->expires is that
+ *     deadline;
+ *   - exactly once: a node is handed out at most once per arming (it is
+ *     disarmed by it, appears once on the list, and is out of the wheel);
+ *   - on time: an unbudgeted advance to @now hands out every armed node
+ *     whose deadline is <= @now, so a node is never later than the first
+ *     advance that reaches its deadline (one tick when the driver advances
+ *     every tick); a budgeted one hands out the rest in later passes;
+ *   - the next tick with work, tw_wheel_next(), is >= the clock and <= every
+ *     armed deadline (the driver sleeping until then is never late), and
+ *     TW_NO_TICK exactly when nothing is armed;
+ *   - cancel removes: a cancelled node is out of the wheel and never comes
+ *     out of a later advance (it is not armed in the model);
+ *   - pending counts the armed nodes; the clock follows the model's.
+ * Far deadlines (overflow list) are covered by the same assertions: a node
+ * armed beyond the horizon must come out exactly at its deadline.
+ * At the end, an unbudgeted advance to U64_MAX must empty the wheel.
+ */
+#include <linux/bitops.h>
+
+#include "wheel.h"
+
+#ifndef NODES
+#define NODES	3
+#endif
+#ifndef BITS
+#define BITS	2
+#endif
+#ifndef LEVELS
+#define LEVELS	2
+#endif
+#if NODES > 4
+#error "at most 4 nodes"
+#endif
+
+/* Run @stmt with @n the node of index @i (one of the separate objects). */
+#define NODE(i, n, stmt) do {						\
+	struct tw_node *n = (i) == 0 ? &node0 : (i) == 1 ? &node1 :	\
+			    (i) == 2 ? &node2 : &node3;			\
+	stmt;								\
+} while (0)
+
+u64 nondet_u64(void);
+unsigned int nondet_uint(void);
+unsigned long nondet_ulong(void);
+
+enum { OP_ARM, OP_CANCEL, OP_ADVANCE, OP_FORWARD, OP_NR };
+
+static struct tw_wheel w;
+/*
+ * Separate objects, each reached through a constant pointer (NODE()): a
+ * symbolic index into an array of nodes would make CBMC model every
+ * store through a node pointer as a byte-level update of the whole array.
+ */
+static struct tw_node node0, node1, node2, node3;
+static struct tw_node *const node[4] = { &node0, &node1, &node2, &node3 };
+static bool armed[NODES];
+static u64 due[NODES];
+static u64 clk;		/* the model's clock: first tick not processed */
+
+/*
+ * TICK_BITS: every tick the harness passes (start, deadlines, advance and
+ * forward targets) is below 2^TICK_BITS, and TW_PLACES is TICK_BITS in the
+ * proof's copy of wheel.h; without it, any 64-bit tick.
+ */
+#ifdef TICK_BITS
+#define TICK_END	BIT_ULL(TICK_BITS)
+#define TICK_LAST	(TICK_END - 1)
+#else
+#define TICK_LAST	U64_MAX
+#endif
+
+static u64 any_tick(void)
+{
+	u64 t = nondet_u64();
+
+#ifdef TICK_BITS
+	__CPROVER_assume(t < TICK_END);
+#endif
+	return t;
+}
+
+static u64 clamp_tick(u64 t)
+{
+	return t > TW_MAX_TICK ? TW_MAX_TICK : t;
+}
+
+static unsigned int nr_armed(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < NODES; i++)
+		n += armed[i];
+	return n;
+}
+
+/* The structure-independent invariants, after every operation. */
+static void check_state(void)
+{
+	u64 next = tw_wheel_next(&w);
+	unsigned int i;
+
+	__CPROVER_assert(w.clk == clk, "clock follows the model");
+	__CPROVER_assert(w.pending == nr_armed(), "pending counts armed nodes");
+	__CPROVER_assert((next == TW_NO_TICK) == (nr_armed() == 0),
+			 "next is TW_NO_TICK exactly when nothing is armed");
+	__CPROVER_assert(next == TW_NO_TICK || next >= w.clk,
+			 "next is not before the clock");
+	for (i = 0; i < NODES; i++) {
+		NODE(i, n, __CPROVER_assert(tw_node_in_wheel(n) == armed[i],
+			"a node is in the wheel exactly when armed"));
+		__CPROVER_assert(!armed[i] || next <= due[i],
+				 "next is not after an armed deadline");
+	}
+}
+
+/*
+ * Check the list an advance to @now produced and disarm what it holds.
+ * @complete: the advance was not cut short by a budget.
+ */
+static void check_expired(struct hlist_head *expired, u64 now,
+			  unsigned long count, bool complete)
+{
+	bool seen[NODES] = { false };
+	struct hlist_node *pos = expired->first;
+	unsigned long n = 0;
+	unsigned int i;
+	unsigned int idx;
+
+	now = clamp_tick(now);
+	while (pos) {
+		struct tw_node *t = hlist_entry(pos, struct tw_node, entry);
+
+		/* Branch-free (cbmc runs path by path, see cbmc.sh). */
+		idx = t == node[0] ? 0 : t == node[1] ? 1 : t == node[2] ? 2 :
+		      t == node[3] ? 3 : 4;
+		__CPROVER_assert(idx < NODES, "expired node is ours");
+		__CPROVER_assert(!seen[idx], "exactly once: on the list once");
+		seen[idx] = true;
+		__CPROVER_assert(armed[idx], "exactly once, cancel removes: armed");
+		__CPROVER_assert(due[idx] <= now, "never early");
+		__CPROVER_assert(t->expires == due[idx],
+				 "expires is the effective deadline");
+		__CPROVER_assert(t->bucket == TW_BUCKET_NONE,
+				 "expired node is out of the wheel");
+		n++;
+		pos = pos->next;
+	}
+	__CPROVER_assert(n == count, "the count is the list's length");
+	for (i = 0; i < NODES; i++) {
+		if (complete)
+			__CPROVER_assert(!armed[i] || due[i] > now || seen[i],
+					 "on time: every due node comes out");
+		armed[i] = armed[i] && !seen[i];
+	}
+}
+
+static void op_arm(unsigned int i)
+{
+	u64 e = any_tick();
+
+	__CPROVER_assume(!armed[i]);
+	NODE(i, n, tw_wheel_add(&w, n, e));
+	armed[i] = true;
+	due[i] = e < clk ? clk : clamp_tick(e);
+}
+
+static void op_cancel(unsigned int i)
+{
+	__CPROVER_assume(armed[i]);
+	NODE(i, n, tw_wheel_del(&w, n);
+	     __CPROVER_assert(!tw_node_in_wheel(n), "cancel removes"));
+	armed[i] = false;
+}
+
+static void op_advance(u64 now, bool budgeted)
+{
+	struct hlist_head expired = { .first = NULL };
+	unsigned long count, budget, left;
+	u64 next, t;
+
+	if (!budgeted) {
+		count = tw_wheel_advance(&w, now, &expired);
+		check_expired(&expired, now, count, true);
+		t = clamp_tick(now);
+		clk = t >= clk ? clamp_tick(t + 1) : clk;
+		return;
+	}
+	budget = nondet_ulong();
+	__CPROVER_assume(budget <= 2 * NODES * LEVELS + 1);
+	left = budget;
+	count = tw_wheel_advance_budget(&w, now, &expired, &left, &next);
+	__CPROVER_assert(left <= budget, "budget only goes down");
+	__CPROVER_assert(count <= budget, "no more expired than the budget");
+	__CPROVER_assert(next == tw_wheel_next(&w), "*next is tw_wheel_next()");
+	check_expired(&expired, now, count, false);
+	/* Cut short, the clock stays on the tick whose work is left. */
+	clk = w.clk;
+	__CPROVER_assert(clk <= clamp_tick(now) + 1, "the clock never passes now + 1");
+}
+
+static void op_forward(u64 now)
+{
+	clk = !nr_armed() && now > clk ? clamp_tick(now) : clk;
+	tw_wheel_forward(&w, now);
+}
+
+/*
+ * SCRIPT: the operations, one letter each: A arm, C cancel, V advance, B
+ * budgeted advance, F forward, ? any of A C V F (B instead of V with
+ * BUDGET); the node and every tick are nondeterministic. A fixed letter
+ * costs cbmc one path where ? costs four.
+ */
+#ifndef SCRIPT
+#define SCRIPT	"?????"
+#endif
+
+static void run_op(char c)
+{
+	unsigned int i = nondet_uint(), op;
+
+	__CPROVER_assume(i < NODES);
+	switch (c) {
+	case 'A':
+		op = OP_ARM;
+		break;
+	case 'C':
+		op = OP_CANCEL;
+		break;
+	case 'V':
+	case 'B':
+		op = OP_ADVANCE;
+		break;
+	case 'F':
+		op = OP_FORWARD;
+		break;
+	default:
+		op = nondet_uint();
+		__CPROVER_assume(op < OP_NR);
+		break;
+	}
+	switch (op) {
+	case OP_ARM:
+		op_arm(i);
+		break;
+	case OP_CANCEL:
+		op_cancel(i);
+		break;
+	case OP_ADVANCE:
+#ifdef BUDGET
+		op_advance(any_tick(), true);
+#else
+		op_advance(any_tick(), c == 'B');
+#endif
+		break;
+	default:
+		op_forward(any_tick());
+		break;
+	}
+	check_state();
+}
+
+int main(void)
+{
+	static const char script[] = SCRIPT;
+	u64 start = any_tick();
+	unsigned int step, i;
+
+	__CPROVER_assert(tw_wheel_init(&w, BITS, LEVELS, start) == 0,
+			 "geometry accepted");
+	clk = clamp_tick(start);
+	for (i = 0; i < NODES; i++)
+		tw_node_init(node[i]);
+	check_state();
+
+	for (step = 0; step < sizeof(script) - 1; step++)
+		run_op(script[step]);
+
+	/* Whatever is left comes out, exactly once, and the wheel is empty. */
+	op_advance(TICK_LAST, false);
+	check_state();
+	__CPROVER_assert(nr_armed() == 0, "everything armed came out");
+	return 0;
+}
