@@ -20,6 +20,7 @@
 #include "base.h"
 #include "dev_file.h"
 #include "dev_ring.h"
+#include "testhooks.h"
 
 /* Submission entries copied in, and done, per chunk. */
 #define TW_SUBMIT_CHUNK	64
@@ -322,6 +323,8 @@ static long tw_submit_chunk(struct twheel_table *tb, struct tw_submit *w,
 		if (!ret)
 			w->idx[nents++] = i;
 	}
+	/* Test-only: between the checks and the arms (a CPU may go). */
+	twheel_hook(TWHEEL_HOOK_ring_submit);
 	tw_submit_ents(w->ent, nents, local);
 	for (k = 0; k < nents; k++) {
 		w->res[w->idx[k]] = w->ent[k].ret;

@@ -278,6 +278,15 @@ struct twheel_query {
 #define TWHEEL_FEAT_CLOCKS	0x4ULL
 /* CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM: see "Alarm clocks" above */
 #define TWHEEL_FEAT_ALARM	0x8ULL
+/*
+ * Resource limits of the ring ABI and its robustness rules: the period
+ * floor (both ABIs), parked periodic slots, ring pages charged to
+ * RLIMIT_MEMLOCK, @ring_entries bounded by @slots, table slots counted in
+ * max_per_file, TWHEEL_RING_SETUP_QUERY, the backlog kept in order, a
+ * wake-up for every expiry, and absolute CLOCK_REALTIME refused in
+ * TWHEEL_IOC_SUBMIT (see "The ring ABI" and struct twheel_ring_params).
+ */
+#define TWHEEL_FEAT_RING_LIMITS	0x10ULL
 
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)
@@ -446,6 +455,9 @@ struct twheel_ring_offsets {
 
 /* The ring's @flags word. */
 #define TWHEEL_RING_OVERFLOW	0x1U	/* records wait in the backlog */
+
+/* struct twheel_ring_params.flags */
+#define TWHEEL_RING_SETUP_QUERY	0x1U	/* report the file's ring, set up nothing */
 
 #define TWHEEL_RING_MMAP_OFF	0ULL
 #define TWHEEL_RING_MAX_ENTRIES	0x100000U	/* 2^20 */
