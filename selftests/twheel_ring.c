@@ -1703,4 +1703,53 @@ TEST(hostile_head)
 	free(q);
 }
 
+/*
+ * Generations do not wrap: a slot whose generation reached 2^32 - 1 is
+ * retired (EOVERFLOW for ARM and MODIFY, and nothing changes), CANCEL
+ * still works. The test-only parameter test_ring_gen_base (debug kernels)
+ * starts new slots near the end instead of 2^32 arms.
+ */
+TEST(gen_retires_slot)
+{
+	struct tw_uring r;
+	uint32_t gen = 0;
+	long old;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	old = param_get("test_ring_gen_base");
+	if (old < 0 || param_set("test_ring_gen_base", 0xfffffffdL))
+		SKIP(close(fd); return, "no test_ring_gen_base (not a debug build)");
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC, 0, 1,
+				&gen));
+	param_set("test_ring_gen_base", old);
+	EXPECT_EQ(0xfffffffeU, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_MODIFY, 1, 0, 20 * MS, 0, 0,
+				&gen));
+	EXPECT_EQ(0xffffffffU, gen);
+	/* Retired: refused, and the arming in place stays as it is. */
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC,
+					 0, 2, &gen));
+	EXPECT_EQ(0U, gen);
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_MODIFY, 1, 0,
+					 100 * SEC, 0, 0, &gen));
+	ASSERT_EQ(1U, wait_records(fd, &r, 1, 5000));
+	EXPECT_EQ(1U, r.cqes[0].slot);
+	EXPECT_EQ(0xffffffffU, r.cqes[0].gen);
+	EXPECT_EQ(1U, r.cqes[0].cookie);
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC,
+					 0, 2, &gen));
+	/* The other slots of the chunk are not affected by slot 1's end. */
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 2, 0, 100 * SEC, 0, 2,
+				&gen));
+	EXPECT_EQ(0xfffffffeU, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 2, 0, 0, 0, 0, NULL));
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

@@ -12,6 +12,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -24,6 +25,20 @@
 
 /* Submission entries copied in, and done, per chunk. */
 #define TW_SUBMIT_CHUNK	64
+
+#ifdef TWHEEL_TESTHOOKS
+/*
+ * Test-only (debug kernels): the generation the slots of new chunks start
+ * at, so that a test reaches the end of the generations without 2^32 arms.
+ */
+static unsigned int test_ring_gen_base;
+module_param(test_ring_gen_base, uint, 0600);
+MODULE_PARM_DESC(test_ring_gen_base,
+		 "Test only: generation of the slots of new ring chunks");
+#define TW_GEN_BASE	READ_ONCE(test_ring_gen_base)
+#else
+#define TW_GEN_BASE	0U
+#endif
 
 /* What tw_table_prep() needs of an entry besides the base's part. */
 struct tw_sub {
@@ -79,10 +94,12 @@ static struct tw_chunk *tw_chunk_get(struct twheel_table *tb, u32 slot,
 		if (c) {
 			c->h.table = tb;
 			c->h.first = ci * TW_CHUNK_SLOTS;
-			for (i = 0; i < TW_CHUNK_SLOTS; i++)
+			for (i = 0; i < TW_CHUNK_SLOTS; i++) {
 				twheel_timer_setup(&c->slots[i].timer,
 						   tw_ring_fire,
 						   TWHEEL_TIMER_TICK);
+				c->slots[i].gen = TW_GEN_BASE;
+			}
 			/* Set-up before the pointer: pairs with the acquire. */
 			smp_store_release(&tb->chunks[ci], c);
 		}
