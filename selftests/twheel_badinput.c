@@ -661,7 +661,7 @@ TEST(extreme_deadlines_do_not_wrap)
 		{ 0, 0, (uint64_t)INT64_MAX + 1, 0 },
 		{ 0, 0, 1ULL << 62, 0 },
 		{ 0, 0, UINT64_MAX, INT64_MAX },
-		{ 0, 0, UINT64_MAX, 1 },
+		{ 0, 0, UINT64_MAX, 100000000 },	/* a tick at most */
 		{ 0, 0, HOUR_NS, INT64_MAX },
 		{ TWHEEL_ARM_FIXED_DELAY, 0, UINT64_MAX, INT64_MAX },
 		{ TWHEEL_ARM_ABS, CLOCK_MONOTONIC, INT64_MAX, 0 },
@@ -670,7 +670,7 @@ TEST(extreme_deadlines_do_not_wrap)
 		{ TWHEEL_ARM_ABS, CLOCK_REALTIME, INT64_MAX, 0 },
 		{ TWHEEL_ARM_ABS, CLOCK_MONOTONIC, INT64_MAX, INT64_MAX },
 		{ TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY, CLOCK_BOOTTIME,
-		  INT64_MAX, 1 },
+		  INT64_MAX, 100000000 },
 	};
 	uint64_t ids[TW_ARRAY_SIZE(v)];
 	struct twheel_event ev;

@@ -183,7 +183,8 @@ static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 	cqe->slot = tw_slot_index(s);
 	cqe->gen = s->gen;
 	cqe->overruns = overruns;
-	if (s->timer.mode != TWHEEL_MODE_ONESHOT)
+	/* A parked timer is one-shot in the wheel only. */
+	if (s->timer.mode != TWHEEL_MODE_ONESHOT || s->parked)
 		flags |= TWHEEL_CQE_PERIODIC;
 	cqe->flags = flags;
 	/* The record before the tail: pairs with the reader's acquire. */
