@@ -78,7 +78,8 @@ static void tw_ring_wake_fn(struct irq_work *work)
  * @wq:		the wait queue to wake when records arrive
  *
  * The ring's pages are charged to the caller's user against its
- * RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK.
+ * RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK (and only where struct
+ * user_struct has locked_vm: kernels with networking, io_uring, ...).
  *
  * Context: process context, sleeps.
  * Return: 0, or -ENOMEM (RLIMIT_MEMLOCK, or no memory) with nothing left

@@ -540,7 +540,9 @@ struct twheel_ring_offsets {
  * of slots as they are first armed. Both are charged to the caller's memory
  * cgroup, and (TWHEEL_FEAT_RING_LIMITS) the ring's pages (@mmap_size) to
  * the caller's user against RLIMIT_MEMLOCK, as locked memory, until the
- * file's last close; CAP_IPC_LOCK lifts that limit. Errors: EBUSY (the file
+ * file's last close; CAP_IPC_LOCK lifts that limit (a kernel without
+ * networking or io_uring counts no locked memory per user, and so does not
+ * charge them). Errors: EBUSY (the file
  * has a ring already), EINVAL (flags, reserved, @slots or @ring_entries out
  * of range, not a power of 2), ENOSPC (@slots above what max_per_file
  * leaves the file, max_per_user or max_total reached), ENOMEM (no memory,
