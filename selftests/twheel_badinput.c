@@ -661,7 +661,7 @@ TEST(extreme_deadlines_do_not_wrap)
 		{ 0, 0, (uint64_t)INT64_MAX + 1, 0 },
 		{ 0, 0, 1ULL << 62, 0 },
 		{ 0, 0, UINT64_MAX, INT64_MAX },
-		{ 0, 0, UINT64_MAX, 1 },
+		{ 0, 0, UINT64_MAX, 100000000 },	/* a tick at most */
 		{ 0, 0, HOUR_NS, INT64_MAX },
 		{ TWHEEL_ARM_FIXED_DELAY, 0, UINT64_MAX, INT64_MAX },
 		{ TWHEEL_ARM_ABS, CLOCK_MONOTONIC, INT64_MAX, 0 },
@@ -670,7 +670,7 @@ TEST(extreme_deadlines_do_not_wrap)
 		{ TWHEEL_ARM_ABS, CLOCK_REALTIME, INT64_MAX, 0 },
 		{ TWHEEL_ARM_ABS, CLOCK_MONOTONIC, INT64_MAX, INT64_MAX },
 		{ TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY, CLOCK_BOOTTIME,
-		  INT64_MAX, 1 },
+		  INT64_MAX, 100000000 },
 	};
 	uint64_t ids[TW_ARRAY_SIZE(v)];
 	struct twheel_event ev;
@@ -711,20 +711,28 @@ TEST(extreme_deadlines_do_not_wrap)
 	close(fd);
 }
 
-/* Zero and past deadlines fire at the next tick; a 1 ns period coalesces. */
+/*
+ * Zero and past deadlines fire at the next tick; a period below one tick is
+ * EINVAL, and a one-tick period coalesces.
+ */
 TEST(zero_past_and_tiny_period)
 {
 	struct twheel_event ev[4];
+	struct twheel_info info;
 	struct pollfd p;
 	uint64_t id1, id2, id3;
 	int fd = tw_open(0);
 	ssize_t n;
 
 	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_info(fd, &info));
 	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 1, 0, &id1));
 	ASSERT_EQ(0, tw_arm(fd, TWHEEL_ARM_ABS, 0, 0, 2, 0, &id2));
-	ASSERT_EQ(0, tw_arm(fd, 0, 0, 1, 3, 0, &id3));	/* period 1 ns */
-	(*tried) += 3;
+	/* The period floor is one tick. */
+	EXPECT_EQ(-EINVAL, tw_arm(fd, 0, 0, 1, 3, 0, &id3));
+	EXPECT_EQ(-EINVAL, tw_arm(fd, 0, 0, info.tick_ns - 1, 3, 0, &id3));
+	ASSERT_EQ(0, tw_arm(fd, 0, 0, info.tick_ns, 3, 0, &id3));
+	(*tried) += 5;
 	tw_sleep_ms(100);
 	p.fd = fd;
 	p.events = POLLIN;
@@ -738,8 +746,10 @@ TEST(zero_past_and_tiny_period)
 			EXPECT_LE(ev[i].deadline, ev[i].expired);
 			if (ev[i].cookie == 3) {
 				EXPECT_TRUE(!!(ev[i].flags & TWHEEL_EVENT_PERIODIC));
-				EXPECT_LT(1000U, ev[i].overruns)
-					TH_LOG("1 ns period, 100 ms: overruns %u",
+				/* Read 100 ms or more after the first deadline. */
+				EXPECT_LE(100000000 / info.tick_ns - 1,
+					  ev[i].overruns)
+					TH_LOG("1 tick period, 100 ms: overruns %u",
 					       ev[i].overruns);
 			}
 		}

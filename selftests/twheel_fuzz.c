@@ -266,6 +266,44 @@ static void note(long r, unsigned long cmd)
 }
 
 /*
+ * Consume the ring mapped at @m (its first page) with the offsets the
+ * kernel reports (TWHEEL_RING_SETUP_QUERY), or, one time in four, write a
+ * hostile head: beyond the tail, far behind it, or any value.
+ */
+static void ring_consume(uint64_t *s, int fd, char *m)
+{
+	struct twheel_ring_params p = {
+		.size = sizeof(p), .flags = TWHEEL_RING_SETUP_QUERY,
+	};
+	uint32_t tail, head;
+	long r;
+
+	r = tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &p);
+	note(r, TWHEEL_IOC_RING_SETUP);
+	if (r || p.off.head > PAGE - 4 || p.off.tail > PAGE - 4)
+		return;
+	tail = __atomic_load_n((uint32_t *)(m + p.off.tail), __ATOMIC_ACQUIRE);
+	switch (tw_rand_below(s, 16)) {
+	case 0:
+		head = tail + 1 + tw_rand_below(s, 1U << 31);
+		break;
+	case 1:
+		head = tail - p.ring_entries - 1 - tw_rand_below(s, 1000);
+		break;
+	case 2:
+		head = (uint32_t)edge_u64(s);
+		break;
+	case 3:
+		head = tail - tw_rand_below(s, p.ring_entries + 1);
+		break;
+	default:
+		head = tail;
+		break;
+	}
+	__atomic_store_n((uint32_t *)(m + p.off.head), head, __ATOMIC_RELEASE);
+}
+
+/*
  * Valid ring traffic: set a ring up (EBUSY once there is one), submit a few
  * plausible entries, map the ring, consume what is there, unmap, flush; or
  * map it with random offset, length and protection.
@@ -300,11 +338,7 @@ static void ring_traffic(uint64_t *s, int fd)
 			if (errno != ENODEV && errno != EBADF)
 				note(-errno, 1);
 		} else {
-			/* Offsets of today's layout: head 0, tail 64. */
-			__atomic_store_n((uint32_t *)m,
-					 __atomic_load_n((uint32_t *)(m + 64),
-							 __ATOMIC_ACQUIRE),
-					 __ATOMIC_RELEASE);
+			ring_consume(s, fd, m);
 			munmap(m, PAGE);
 		}
 	} else {

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 
@@ -138,13 +139,13 @@ TEST(setup_params)
 	EXPECT_EQ(-EFAULT, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, NULL));
 
 	/* None of that set anything up. */
-	ASSERT_EQ(0, tw_ring_setup_only(fd, 100, 1024, &p));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 1000, 1024, &p));
 	EXPECT_EQ(TWHEEL_RING_MMAP_OFF, p.mmap_offset);
 	EXPECT_EQ(sizeof(struct twheel_cqe), p.cqe_size);
 	EXPECT_EQ(sizeof(struct twheel_sqe), p.sqe_size);
 	EXPECT_LE(p.off.records + 1024 * sizeof(struct twheel_cqe), p.mmap_size);
 	EXPECT_EQ(0U, p.mmap_size % PAGE);
-	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 100, 1024, &p));
+	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 1000, 1024, &p));
 	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 1, 1, &p));
 	/* The ABI 1 ioctls still work on a file with a ring. */
 	EXPECT_EQ(0, tw_arm(fd, 0, 10 * SEC, 0, 0, 0, NULL));
@@ -200,7 +201,7 @@ TEST(mmap_rules)
 	fd = tw_open(0);
 	if (fd < 0)
 		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
-	ASSERT_EQ(0, tw_ring_setup_only(fd, 8, 1024, &r.p));
+	ASSERT_EQ(0, tw_ring_setup_only(fd, 1024, 1024, &r.p));
 	size = r.p.mmap_size;
 	ASSERT_LT(PAGE, size);
 
@@ -226,7 +227,11 @@ TEST(mmap_rules)
 	EXPECT_EQ(0U, *r.flags);
 	/* Never executable, never larger. */
 	EXPECT_EQ(-1, mprotect(m, size, PROT_READ | PROT_EXEC));
+	/* VM_DONTEXPAND: growing is EFAULT, in place or moved. */
 	EXPECT_EQ(MAP_FAILED, mremap(m, size, size + PAGE, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(m, size, size + PAGE, MREMAP_MAYMOVE));
+	EXPECT_EQ(EFAULT, errno);
 	m2 = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, m2);
 	EXPECT_EQ(1024U, *(uint32_t *)(m2 + r.p.off.ring_entries));
@@ -975,6 +980,782 @@ TEST_F_TIMEOUT(slow, burst_100k, 180)
 	close(fd);
 	free(q);
 	free(got);
+}
+
+/* ------------------------------------------------ limits and hostile users */
+
+static uint64_t tick_ns_of(int fd)
+{
+	struct twheel_info info;
+
+	return tw_info(fd, &info) ? 0 : info.tick_ns;
+}
+
+/* A period below one tick is EINVAL, in both ABIs; one tick is accepted. */
+TEST(period_floor)
+{
+	struct tw_uring r;
+	uint64_t tick, id;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	tick = tick_ns_of(fd);
+	ASSERT_LT(1ULL, tick);
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
+	EXPECT_EQ(-EINVAL, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, SEC, 1, 0,
+				      NULL));
+	EXPECT_EQ(-EINVAL, tw_submit1(fd, TWHEEL_OP_ARM, 0,
+				      TWHEEL_ARM_FIXED_DELAY, SEC, tick - 1, 0,
+				      NULL));
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, SEC, tick, 0, NULL));
+	EXPECT_EQ(-EINVAL, tw_submit1(fd, TWHEEL_OP_MODIFY, 0, 0, SEC, 1, 0,
+				      NULL));
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	/* ABI 1. */
+	EXPECT_EQ(-EINVAL, tw_arm(fd, 0, SEC, 1, 0, 0, &id));
+	EXPECT_EQ(-EINVAL, tw_arm(fd, TWHEEL_ARM_FIXED_DELAY, SEC, tick - 1, 0,
+				  0, &id));
+	ASSERT_EQ(0, tw_arm(fd, 0, SEC, tick, 0, 0, &id));
+	EXPECT_EQ(-EINVAL, tw_modify(fd, id, 0, SEC, 1));
+	EXPECT_EQ(1, tw_cancel(fd, id));
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * 64 periodic slots of one tick into a ring of one record: every slot's
+ * record soon waits in the backlog, and a slot whose record waits is
+ * parked: no callback runs at all (debugfs callbacks, exactly 0) until the
+ * backlog is flushed. Then the slots run again, and their records account
+ * for every period of the grid since the first deadline, periods spent
+ * parked included (counted from the clock at the flush).
+ */
+TEST(periodic_parks_in_backlog)
+{
+	enum { SLOTS = 64 };
+	struct twheel_sqe q[SLOTS];
+	struct twheel_cqe c[8];
+	uint64_t tick, d0, sum[SLOTS] = { 0 }, last[SLOTS] = { 0 }, end;
+	unsigned int i, n, recs[SLOTS] = { 0 }, bad = 0, early = 0;
+	struct tw_stats a, b;
+	struct tw_uring r;
+	int64_t cbs;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	tw_stats_read(&a);
+	if (!a.ok)
+		SKIP(return, "no debugfs stats");
+	tick = tick_ns_of(fd);
+	ASSERT_EQ(0, tw_ring_setup(fd, SLOTS, 1, &r));
+	d0 = tw_now() + 20 * MS;
+	for (i = 0; i < SLOTS; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_ABS, d0, tick, i);
+	ASSERT_EQ(SLOTS, tw_submit(fd, q, SLOTS, NULL));
+	/* Nothing consumes, nothing flushes: every slot ends up parked. */
+	tw_sleep_ms(200);
+	tw_stats_read(&a);
+	tw_sleep_ms(300);
+	tw_stats_read(&b);
+	cbs = tw_stats_delta(&a, &b, TWS_CALLBACKS);
+	TH_LOG("callbacks in 300 ms with %d one-tick slots waiting: %lld",
+	       SLOTS, (long long)cbs);
+	EXPECT_EQ(0, cbs);
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	/* Consume and flush for a while: every slot runs again. */
+	end = tw_now() + 1000 * MS;
+	while (tw_now() < end) {
+		n = tw_ring_reap(&r, c, 8);
+		for (i = 0; i < n; i++) {
+			uint32_t s = c[i].slot;
+
+			if (s >= SLOTS || c[i].cookie != s ||
+			    c[i].deadline < d0 || (c[i].deadline - d0) % tick ||
+			    (last[s] && c[i].deadline <= last[s])) {
+				bad++;
+				continue;
+			}
+			if (c[i].deadline > tw_now())
+				early++;
+			sum[s] += c[i].overruns + 1ULL;
+			last[s] = c[i].deadline;
+			recs[s]++;
+		}
+		tw_flush(fd, NULL, NULL);
+	}
+	for (i = 0; i < SLOTS; i++)
+		EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, i, 0, 0, 0, 0,
+					NULL));
+	EXPECT_EQ(0U, bad);
+	EXPECT_EQ(0U, early);
+	for (i = 0; i < SLOTS; i++) {
+		/* Ran again after the first flush of its record. */
+		EXPECT_LE(2U, recs[i]) TH_LOG("slot %u", i);
+		/* Every period of the grid up to the last record, once. */
+		EXPECT_EQ((last[i] - d0) / tick + 1, sum[i]) TH_LOG("slot %u", i);
+	}
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * An expiry that goes to the backlog is new data: an edge-triggered epoll
+ * consumer is woken for it, as for a record written into the ring.
+ */
+TEST(backlog_expiry_wakes)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct tw_uring r;
+	uint64_t t0;
+	int fd, ep;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 1, &r));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	t0 = tw_now();
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, TWHEEL_ARM_ABS,
+				t0 + 20 * MS, 0, 0, NULL));
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 1, TWHEEL_ARM_ABS,
+				t0 + 150 * MS, 0, 1, NULL));
+	ASSERT_EQ(1, epoll_wait(ep, &ev, 1, 5000));
+	EXPECT_EQ(1U, tw_ring_count(&r));
+	EXPECT_LT(tw_now(), t0 + 150 * MS);
+	/* Slot 1 expires into the full ring: its record waits, and wakes. */
+	EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000));
+	EXPECT_LE(t0 + 150 * MS, tw_now());
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	close(ep);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * While records wait in the backlog, new expiries wait behind them even if
+ * the ring has room: nothing overtakes the backlog.
+ */
+TEST(backlog_keeps_order)
+{
+	struct twheel_sqe q[5];
+	struct twheel_cqe c[8], all[8];
+	unsigned int i, n, total = 0;
+	uint64_t t0, end;
+	struct tw_uring r;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 8, 2, &r));
+	t0 = tw_now() + 30 * MS;
+	for (i = 0; i < 4; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_ABS, t0, 0, i);
+	q[4] = tw_sqe(TWHEEL_OP_ARM, 4, TWHEEL_ARM_ABS, t0 + 100 * MS, 0, 4);
+	ASSERT_EQ(5, tw_submit(fd, q, 5, NULL));
+	/* Two records in the ring, two in the backlog. No system call. */
+	while (tw_now() < t0 + 50 * MS)
+		tw_sleep_ms(5);
+	ASSERT_EQ(2U, tw_ring_count(&r));
+	ASSERT_TRUE(tw_ring_overflowed(&r));
+	ASSERT_EQ(2U, tw_ring_reap(&r, all, 2));
+	total = 2;
+	/* Slot 4 expires with room in the ring and a backlog. */
+	while (tw_now() < t0 + 200 * MS)
+		tw_sleep_ms(5);
+	end = tw_now() + 2 * SEC;
+	while (total < 5 && tw_now() < end) {
+		n = tw_ring_reap(&r, c, 8);
+		for (i = 0; i < n && total < 8; i++)
+			all[total++] = c[i];
+		if (!n)
+			tw_flush(fd, NULL, NULL);
+	}
+	ASSERT_EQ(5U, total);
+	for (i = 0; i < 4; i++)
+		EXPECT_GT(4U, all[i].slot) TH_LOG("record %u: slot %u", i,
+						  all[i].slot);
+	EXPECT_EQ(4U, all[4].slot);
+	EXPECT_TRUE(all[4].flags & TWHEEL_CQE_BACKLOG);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/* Limit the child to 12 pages of locked memory, then be an unprivileged user. */
+#define MEMLOCK_PAGES	12
+
+static int memlock_child(void)
+{
+	struct twheel_ring_params p;
+	int fd1, fd2, fd3;
+
+	fd1 = tw_open(0);
+	fd2 = tw_open(0);
+	fd3 = tw_open(0);
+	if (fd1 < 0 || fd2 < 0 || fd3 < 0)
+		return 1;
+	/* A ring larger than its slots can need. */
+	if (tw_ring_setup_only(fd1, 8, 1024, &p) != -EINVAL)
+		return 2;
+	if (tw_ring_setup_only(fd1, 100, 256, &p) != -EINVAL)
+		return 3;
+	/* 1024 records: 9 pages. */
+	if (tw_ring_setup_only(fd1, 1024, 1024, &p))
+		return 4;
+	if (p.mmap_size > 9 * PAGE)
+		return 5;
+	/*
+	 * Another 9 pages: above the limit, on a kernel whose users count
+	 * locked memory (struct user_struct.locked_vm: one with networking,
+	 * io_uring, ...; /proc/net tells networking).
+	 */
+	if (tw_ring_setup_only(fd2, 1024, 1024, &p) != -ENOMEM)
+		return access("/proc/net", F_OK) ? 30 : 6;
+	/* One page fits; small rings up to 64 records for any slots. */
+	if (tw_ring_setup_only(fd3, 1, 64, &p))
+		return 7;
+	close(fd1);
+	/* Closing gave the pages back. */
+	if (tw_ring_setup_only(fd2, 1024, 1024, &p))
+		return 8;
+	close(fd2);
+	close(fd3);
+	return 0;
+}
+
+static int memlock_limited(void)
+{
+	struct rlimit rl = { MEMLOCK_PAGES * PAGE, MEMLOCK_PAGES * PAGE };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 20;
+	return memlock_child();
+}
+
+/*
+ * Ring pages count against RLIMIT_MEMLOCK of the user (all its files), and
+ * a ring is at most what its slots can need.
+ */
+TEST(ring_memlock)
+{
+	struct twheel_ring_params p;
+	int fd, fd2, pid, status;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	close(fd);
+	if (geteuid())
+		SKIP(return, "needs root to become another user");
+	status = tw_as_uid(65534, memlock_limited);
+	if (status == 30)
+		SKIP(return, "kernel without user_struct.locked_vm (no networking)");
+	EXPECT_EQ(0, status);
+	/* CAP_IPC_LOCK is exempt. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { PAGE, PAGE };
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(1);
+		fd = tw_open(0);
+		fd2 = tw_open(0);
+		if (tw_ring_setup_only(fd, 1024, 1024, &p) ||
+		    tw_ring_setup_only(fd2, 1024, 1024, &p))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+static long param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/twheel/parameters/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/module/twheel/parameters/%s", name);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%ld\n", v) < 0;
+	rc |= fclose(f) != 0;
+	return rc ? -1 : 0;
+}
+
+/* The slots of a table and the timers of ABI 1 share max_per_file. */
+TEST(table_slots_in_file_cap)
+{
+	struct twheel_ring_params p;
+	long old = param_get("max_timers_per_fd");
+	unsigned int i;
+	uint64_t id;
+	int fd, fd2;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	if (old < 0 || param_set("max_timers_per_fd", 100))
+		SKIP(close(fd); return, "cannot set max_timers_per_fd");
+	EXPECT_EQ(0, tw_ring_setup_only(fd, 100, 64, &p));
+	EXPECT_EQ(-ENOSPC, tw_arm(fd, 0, 100 * SEC, 0, 0, 0, &id));
+	EXPECT_EQ(0LL, tw_pending(fd));
+	fd2 = tw_open(0);
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < 50; i++)
+		EXPECT_EQ(0, tw_arm(fd2, 0, 100 * SEC, 0, 0, 0, &id));
+	EXPECT_EQ(-ENOSPC, tw_ring_setup_only(fd2, 51, 64, &p));
+	EXPECT_EQ(0, tw_ring_setup_only(fd2, 50, 64, &p));
+	EXPECT_EQ(-ENOSPC, tw_arm(fd2, 0, 100 * SEC, 0, 0, 0, &id));
+	/* pending counts the timers of ABI 1 only. */
+	EXPECT_EQ(50LL, tw_pending(fd2));
+	close(fd);
+	close(fd2);
+	EXPECT_EQ(0, param_set("max_timers_per_fd", old));
+}
+
+/*
+ * A ring timer is converted to CLOCK_MONOTONIC once: an absolute
+ * CLOCK_REALTIME deadline would fire early after a backward step of the
+ * clock, so it is refused. Relative CLOCK_REALTIME is a CLOCK_MONOTONIC
+ * deadline, and CLOCK_BOOTTIME can only be late (suspend), never early.
+ */
+TEST(realtime_abs_refused)
+{
+	struct twheel_sqe q;
+	struct timespec ts;
+	struct tw_uring r;
+	uint64_t now;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = ts.tv_sec * SEC + ts.tv_nsec;
+	q = tw_sqe(TWHEEL_OP_ARM, 0, TWHEEL_ARM_ABS, now + 100 * SEC, 0, 0);
+	q.clockid = CLOCK_REALTIME;
+	EXPECT_EQ(0, tw_submit(fd, &q, 1, NULL));
+	EXPECT_EQ(-EINVAL, q.result);
+	EXPECT_EQ(0U, q.gen);
+	q = tw_sqe(TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, 0);
+	q.clockid = CLOCK_REALTIME;
+	EXPECT_EQ(1, tw_submit(fd, &q, 1, NULL));
+	EXPECT_EQ(0, q.result);
+	q = tw_sqe(TWHEEL_OP_MODIFY, 0, TWHEEL_ARM_ABS, now + 100 * SEC, 0, 0);
+	q.clockid = CLOCK_REALTIME;
+	EXPECT_EQ(0, tw_submit(fd, &q, 1, NULL));
+	EXPECT_EQ(-EINVAL, q.result);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	q = tw_sqe(TWHEEL_OP_MODIFY, 0, TWHEEL_ARM_ABS,
+		   ts.tv_sec * SEC + ts.tv_nsec + 100 * SEC, 0, 0);
+	q.clockid = CLOCK_BOOTTIME;
+	EXPECT_EQ(1, tw_submit(fd, &q, 1, NULL));
+	EXPECT_EQ(1, q.result);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
+ * A set-up whose parameters cannot be written back still set the ring up:
+ * TWHEEL_RING_SETUP_QUERY reports it (and never sets anything up).
+ */
+TEST(setup_query)
+{
+	struct twheel_ring_params *ro, p, q;
+	struct tw_uring r;
+	char *m;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.flags = TWHEEL_RING_SETUP_QUERY;
+	EXPECT_EQ(-ENODEV, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &q));
+	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	ro = (struct twheel_ring_params *)m;
+	ro->size = sizeof(*ro);
+	ro->slots = 16;
+	ro->ring_entries = 16;
+	ASSERT_EQ(0, mprotect(m, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, ro));
+	EXPECT_EQ(-EBUSY, tw_ring_setup_only(fd, 16, 16, &p));
+	q.slots = 1;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &q));
+	q.slots = 0;
+	q.flags |= 2;
+	EXPECT_EQ(-EINVAL, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &q));
+	q.flags = TWHEEL_RING_SETUP_QUERY;
+	ASSERT_EQ(0, tw_ioctl(fd, TWHEEL_IOC_RING_SETUP, &q));
+	EXPECT_EQ(16U, q.slots);
+	EXPECT_EQ(16U, q.ring_entries);
+	EXPECT_EQ(TWHEEL_RING_SETUP_QUERY, q.flags);
+	EXPECT_EQ(TWHEEL_RING_MMAP_OFF, q.mmap_offset);
+	EXPECT_LT(0ULL, q.mmap_size);
+	EXPECT_EQ(sizeof(struct twheel_cqe), q.cqe_size);
+	EXPECT_EQ(sizeof(struct twheel_sqe), q.sqe_size);
+	r.p = q;
+	m = mmap(NULL, q.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 q.mmap_offset);
+	ASSERT_NE(MAP_FAILED, m);
+	tw_ring_attach(&r, m);
+	EXPECT_EQ(16U, r.entries);
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 15, 0, MS, 0, 5, NULL));
+	EXPECT_EQ(1U, wait_records(fd, &r, 1, 5000));
+	EXPECT_EQ(15U, r.cqes[0].slot);
+	tw_ring_unmap(&r);
+	munmap(ro, PAGE);
+	close(fd);
+}
+
+static int two_cpus(int *a, int *b)
+{
+	cpu_set_t set;
+	int i, n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (i = 0; i < CPU_SETSIZE && n < 2; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		if (!n++)
+			*a = i;
+		else
+			*b = i;
+	}
+	return n == 2 ? 0 : -1;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* MODIFY keeps the slot's CPU only if the caller may put a timer there. */
+TEST(modify_checks_cpu)
+{
+	cpu_set_t old;
+	struct tw_uring r;
+	int fd, a, b;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	if (two_cpus(&a, &b))
+		SKIP(close(fd); return, "needs two CPUs");
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
+	ASSERT_EQ(0, pin(a));
+	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, 1,
+				NULL));
+	ASSERT_EQ(0, pin(b));
+	EXPECT_EQ(-EPERM, tw_submit1(fd, TWHEEL_OP_MODIFY, 0, 0, 100 * SEC, 0,
+				     0, NULL));
+	/* Still armed on its CPU; cancel and arm here instead. */
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, 1,
+				NULL));
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_MODIFY, 0, 0, 100 * SEC, 0, 0,
+				NULL));
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	sched_setaffinity(0, sizeof(old), &old);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+static int cpu_online_set(int cpu, int on)
+{
+	char path[96];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%d\n", on) < 0;
+	rc |= fclose(f) != 0;
+	return rc ? -1 : 0;
+}
+
+struct offliner {
+	int	cpu;
+	int	rc;
+};
+
+static void *offline_fn(void *arg)
+{
+	struct offliner *o = arg;
+
+	tw_sleep_ms(50);
+	o->rc = cpu_online_set(o->cpu, 0);
+	return NULL;
+}
+
+/*
+ * An arm whose named CPU goes offline between the checks and the arm ends
+ * with ENXIO and generation 0: no byte of kernel memory comes back. The
+ * hook ring_submit holds the submission between the two while another
+ * thread takes the CPU offline.
+ */
+TEST(enxio_gen_is_zero)
+{
+	enum { N = 32 };
+	struct twheel_sqe q[N];
+	struct offliner o;
+	struct tw_uring r;
+	pthread_t th;
+	unsigned int i;
+	cpu_set_t old;
+	int fd, a, b;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old), &old));
+	if (two_cpus(&a, &b))
+		SKIP(close(fd); return, "needs two CPUs");
+	if (b == 0)
+		SKIP(close(fd); return, "CPU 0 cannot go offline");
+	if (tw_hook_set("ring_submit", 0))
+		SKIP(close(fd); return, "no test hooks");
+	ASSERT_EQ(0, tw_ring_setup(fd, N, N, &r));
+	/* Leave generations in the submission's working memory first. */
+	for (i = 0; i < N; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, i);
+	ASSERT_EQ(N, tw_submit(fd, q, N, NULL));
+	ASSERT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	for (i = 0; i < N; i++) {
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_CPU, 100 * SEC, 0,
+			      i);
+		q[i].cpu = b;
+	}
+	o.cpu = b;
+	o.rc = -1;
+	ASSERT_EQ(0, tw_hook_set("ring_submit", 1000000));
+	ASSERT_EQ(0, pthread_create(&th, NULL, offline_fn, &o));
+	tw_submit(fd, q, N, NULL);
+	pthread_join(th, NULL);
+	tw_hook_set("ring_submit", 0);
+	if (o.rc) {
+		sched_setaffinity(0, sizeof(old), &old);
+		SKIP(close(fd); return, "cannot take CPU %d offline", b);
+	}
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(-ENXIO, q[i].result) TH_LOG("entry %u", i);
+		EXPECT_EQ(0U, q[i].gen) TH_LOG("entry %u: gen %#x", i,
+					      q[i].gen);
+	}
+	EXPECT_EQ(0, cpu_online_set(b, 1));
+	sched_setaffinity(0, sizeof(old), &old);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+struct hostile {
+	struct tw_uring	*r;
+	atomic_int	stop;
+	uint64_t	seed;
+	uint64_t	writes;
+};
+
+static void *hostile_fn(void *arg)
+{
+	struct hostile *h = arg;
+	uint32_t tail, v;
+
+	while (!atomic_load(&h->stop)) {
+		tail = __atomic_load_n(h->r->tail, __ATOMIC_ACQUIRE);
+		switch (tw_rand_below(&h->seed, 6)) {
+		case 0:
+			v = tail + 1 + tw_rand_below(&h->seed, 8);
+			break;
+		case 1:
+			v = tail + (1U << 31);
+			break;
+		case 2:
+			v = tail - h->r->entries - 1 -
+			    tw_rand_below(&h->seed, 100);
+			break;
+		case 3:
+			v = ~0U - tw_rand_below(&h->seed, 4);
+			break;
+		case 4:
+			v = tw_rand_below(&h->seed, ~0U);
+			break;
+		default:
+			v = tail + 0x10000;
+			break;
+		}
+		/* Never a valid head: the kernel must see a full ring. */
+		if (tail - v <= h->r->entries)
+			v = tail + 1;
+		__atomic_store_n(h->r->head, v, __ATOMIC_RELEASE);
+		h->writes++;
+	}
+	return NULL;
+}
+
+/*
+ * A hostile consumer writes anything to head (beyond the tail, far ahead,
+ * far behind, wrapping values) while records arrive. The kernel writes a
+ * record only where head says there is room, so nothing it wrote is lost
+ * and no system call spins: once head is sane again, flushing brings every
+ * expiry exactly once.
+ */
+TEST(hostile_head)
+{
+	enum { SLOTS = 512, ENTRIES = 64 };
+	struct twheel_sqe *q = calloc(SLOTS, sizeof(*q));
+	uint8_t got[SLOTS] = { 0 };
+	struct twheel_cqe c[ENTRIES];
+	struct hostile h = { .seed = 7 };
+	unsigned int i, n, total = 0, bad = 0;
+	uint64_t t0, end, slowest = 0, t;
+	struct tw_uring r;
+	pthread_t th;
+	int fd;
+
+	ASSERT_NE(NULL, q);
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_ring_setup(fd, SLOTS, ENTRIES, &r));
+	h.r = &r;
+	t0 = tw_now();
+	for (i = 0; i < SLOTS; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, TWHEEL_ARM_ABS,
+			      t0 + 20 * MS + (i % 100) * MS, 0, i);
+	ASSERT_EQ(SLOTS, tw_submit(fd, q, SLOTS, NULL));
+	ASSERT_EQ(0, pthread_create(&th, NULL, hostile_fn, &h));
+	/* Flush and poll under fire: each call returns promptly. */
+	end = t0 + 300 * MS;
+	while (tw_now() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		t = tw_now();
+		tw_flush(fd, NULL, NULL);
+		poll(&p, 1, 0);
+		t = tw_now() - t;
+		slowest = t > slowest ? t : slowest;
+	}
+	atomic_store(&h.stop, 1);
+	pthread_join(th, NULL);
+	TH_LOG("%llu hostile head writes; slowest flush+poll %.1f ms",
+	       (unsigned long long)h.writes, slowest / 1e6);
+	EXPECT_GT(100 * MS, slowest);
+	/* Sane again (where it was): every record, exactly once. */
+	__atomic_store_n(r.head, 0, __ATOMIC_RELEASE);
+	end = tw_now() + 5 * SEC;
+	while (tw_now() < end) {
+		n = tw_ring_reap(&r, c, ENTRIES);
+		for (i = 0; i < n; i++) {
+			if (c[i].slot >= SLOTS || c[i].cookie != c[i].slot ||
+			    c[i].gen != 1) {
+				bad++;
+				continue;
+			}
+			got[c[i].slot]++;
+		}
+		total += n;
+		if (!n && !tw_ring_overflowed(&r))
+			break;
+		tw_flush(fd, NULL, NULL);
+	}
+	for (i = 0; i < SLOTS; i++) {
+		n = got[i];
+		EXPECT_EQ(1U, n) TH_LOG("slot %u: %u records", i, n);
+	}
+	EXPECT_EQ((unsigned int)SLOTS, total);
+	EXPECT_EQ(0U, bad);
+	EXPECT_FALSE(tw_ring_overflowed(&r));
+	tw_ring_unmap(&r);
+	close(fd);
+	free(q);
+}
+
+/*
+ * Generations do not wrap: a slot whose generation reached 2^32 - 1 is
+ * retired (EOVERFLOW for ARM and MODIFY, and nothing changes), CANCEL
+ * still works. The test-only parameter test_ring_gen_base (debug kernels)
+ * starts new slots near the end instead of 2^32 arms.
+ */
+TEST(gen_retires_slot)
+{
+	struct tw_uring r;
+	uint32_t gen = 0;
+	long old;
+	int fd;
+
+	fd = tw_open(0);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	old = param_get("test_ring_gen_base");
+	if (old < 0 || param_set("test_ring_gen_base", 0xfffffffdL))
+		SKIP(close(fd); return, "no test_ring_gen_base (not a debug build)");
+	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC, 0, 1,
+				&gen));
+	param_set("test_ring_gen_base", old);
+	EXPECT_EQ(0xfffffffeU, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_MODIFY, 1, 0, 20 * MS, 0, 0,
+				&gen));
+	EXPECT_EQ(0xffffffffU, gen);
+	/* Retired: refused, and the arming in place stays as it is. */
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC,
+					 0, 2, &gen));
+	EXPECT_EQ(0U, gen);
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_MODIFY, 1, 0,
+					 100 * SEC, 0, 0, &gen));
+	ASSERT_EQ(1U, wait_records(fd, &r, 1, 5000));
+	EXPECT_EQ(1U, r.cqes[0].slot);
+	EXPECT_EQ(0xffffffffU, r.cqes[0].gen);
+	EXPECT_EQ(1U, r.cqes[0].cookie);
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(-EOVERFLOW, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC,
+					 0, 2, &gen));
+	/* The other slots of the chunk are not affected by slot 1's end. */
+	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 2, 0, 100 * SEC, 0, 2,
+				&gen));
+	EXPECT_EQ(0xfffffffeU, gen);
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 2, 0, 0, 0, 0, NULL));
+	tw_ring_unmap(&r);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -280,11 +280,12 @@ static long twheel_ioctl_info(struct twheel_file *f,
 		.slots		= twheel_slots(),
 		.max_per_file	= twheel_dev_max_per_file(),
 		.max_total	= twheel_dev_max_total(),
-		.pending	= atomic_long_read(&f->nr),
+		.pending	= atomic_long_read(&f->nr) - twheel_table_slots(f),
 		.event_size	= sizeof(struct twheel_event),
 		.nr_cpus	= nr_cpu_ids,
 		.features	= TWHEEL_FEAT_RING | TWHEEL_FEAT_USER_CAP |
-				  TWHEEL_FEAT_CLOCKS | TWHEEL_FEAT_ALARM,
+				  TWHEEL_FEAT_CLOCKS | TWHEEL_FEAT_ALARM |
+				  TWHEEL_FEAT_RING_LIMITS,
 		.max_per_user	= twheel_dev_max_per_user(),
 	};
 	if (copy_to_user(ui, &info, min_t(size_t, usize, sizeof(info))))

@@ -13,6 +13,7 @@
 #include <linux/sched/isolation.h>
 #include <linux/time.h>
 #include <linux/timekeeping.h>
+#include <linux/twheel.h>
 
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
@@ -57,7 +58,8 @@ static bool twheel_req_alarm(s32 *clockid)
  *		@alarm_ok CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
  * @expires:	deadline, relative or absolute (absolute in the caller's
  *		time namespace)
- * @period:	period in ns, 0 for one-shot
+ * @period:	period in ns, 0 for one-shot, else at least one tick
+ *		(twheel_tick_ns())
  * @now:	CLOCK_MONOTONIC ns relative deadlines count from; 0 means not
  *		read yet: it is read here when needed and stored, so a batch
  *		reads the clock once
@@ -80,6 +82,13 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		return -EINVAL;
 	/* A "negative" period. */
 	if (period > KTIME_MAX)
+		return -EINVAL;
+	/*
+	 * The period floor: the wheel cannot fire more often than once a
+	 * tick, and a shorter period would only cost a callback per tick
+	 * for nothing but overruns.
+	 */
+	if (period && period < twheel_tick_ns())
 		return -EINVAL;
 	if ((flags & TWHEEL_ARM_FIXED_DELAY) && !period)
 		return -EINVAL;

@@ -7,18 +7,62 @@
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/errno.h>
 #include <linux/gfp.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
+#include "base.h"
 #include "dev_ring.h"
 
 /* Backlog records moved per hold of the ring lock by a flush. */
 #define TW_FLUSH_BATCH	64
+/* Parked slots re-armed per hold (batch entries on the stack). */
+#define TW_UNPARK_BATCH	16
+
+/* Where struct user_struct has locked_vm (io_uring's, among others). */
+#if defined(CONFIG_NET) || defined(CONFIG_IO_URING) || \
+	defined(CONFIG_VFIO_PCI_ZDEV_KVM) || IS_ENABLED(CONFIG_IOMMUFD) || \
+	defined(CONFIG_SECRETMEM)
+#define TW_HAVE_LOCKED_VM	1
+#endif
+
+/*
+ * Charge @n pages to @user's locked_vm against the caller's RLIMIT_MEMLOCK,
+ * as io_uring's __io_account_mem() did. Return: 0 or -ENOMEM.
+ */
+static int tw_account_mem(struct user_struct *user, unsigned long n)
+{
+#ifdef TW_HAVE_LOCKED_VM
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long cur = atomic_long_read(&user->locked_vm), new;
+
+	do {
+		new = cur + n;
+		if (new > limit || new < cur)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+#endif
+	return 0;
+}
+
+static void tw_unaccount_mem(struct user_struct *user, unsigned long n)
+{
+#ifdef TW_HAVE_LOCKED_VM
+	atomic_long_sub(n, &user->locked_vm);
+#endif
+}
 
 static void tw_ring_wake_fn(struct irq_work *work)
 {
@@ -33,14 +77,20 @@ static void tw_ring_wake_fn(struct irq_work *work)
  * @entries:	records, a power of 2
  * @wq:		the wait queue to wake when records arrive
  *
+ * The ring's pages are charged to the caller's user against its
+ * RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK (and only where struct
+ * user_struct has locked_vm: kernels with networking, io_uring, ...).
+ *
  * Context: process context, sleeps.
- * Return: 0, or -ENOMEM with nothing left allocated.
+ * Return: 0, or -ENOMEM (RLIMIT_MEMLOCK, or no memory) with nothing left
+ * allocated or charged.
  */
 int tw_ring_init(struct tw_ring *r, u32 entries, wait_queue_head_t *wq)
 {
 	size_t size = TW_RING_RECORDS_OFF +
 		      (size_t)entries * sizeof(struct twheel_cqe);
 	unsigned int i, n = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	struct user_struct *user = NULL;
 	void *addr;
 
 	raw_spin_lock_init(&r->lock);
@@ -48,9 +98,17 @@ int tw_ring_init(struct tw_ring *r, u32 entries, wait_queue_head_t *wq)
 	r->wq = wq;
 	r->entries = entries;
 	r->mask = entries - 1;
+	if (!capable(CAP_IPC_LOCK)) {
+		user = get_current_user();
+		if (tw_account_mem(user, n)) {
+			free_uid(user);
+			return -ENOMEM;
+		}
+		r->user = user;
+	}
 	r->pages = kvcalloc(n, sizeof(*r->pages), GFP_KERNEL_ACCOUNT);
 	if (!r->pages)
-		return -ENOMEM;
+		goto fail;
 	for (i = 0; i < n; i++) {
 		r->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!r->pages[i])
@@ -67,6 +125,11 @@ int tw_ring_init(struct tw_ring *r, u32 entries, wait_queue_head_t *wq)
 	return 0;
 fail:
 	tw_ring_free(r);
+	if (user) {
+		tw_unaccount_mem(user, n);
+		free_uid(user);
+		r->user = NULL;
+	}
 	return -ENOMEM;
 }
 
@@ -86,6 +149,11 @@ void tw_ring_free(struct tw_ring *r)
 	for (i = 0; i < r->nr_pages; i++)
 		__free_page(r->pages[i]);
 	kvfree(r->pages);
+	if (r->user && r->hdr) {
+		tw_unaccount_mem(r->user, r->nr_pages);
+		free_uid(r->user);
+		r->user = NULL;
+	}
 	r->hdr = NULL;
 	r->pages = NULL;
 	r->nr_pages = 0;
@@ -93,9 +161,11 @@ void tw_ring_free(struct tw_ring *r)
 
 /*
  * Write one record if the ring has room. Ring lock held. Userspace may
- * write anything to head: a head that is not within one ring of the tail
- * reads as a full ring, so a bad head loses nothing and overwrites nothing
- * the user has not consumed.
+ * write anything to head: a head that is not within one ring behind the
+ * tail (tail - head, modulo 2^32, above the ring's size) reads as a full
+ * ring, so a bad head loses nothing (expiries wait in the backlog) and
+ * overwrites nothing the user has not consumed; the kernel's tail is never
+ * read back from the shared page.
  */
 static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 			u64 deadline, u32 overruns, u32 flags)
@@ -114,12 +184,23 @@ static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 	cqe->slot = tw_slot_index(s);
 	cqe->gen = s->gen;
 	cqe->overruns = overruns;
-	if (s->timer.mode != TWHEEL_MODE_ONESHOT)
+	/* A parked timer is one-shot in the wheel only. */
+	if (s->timer.mode != TWHEEL_MODE_ONESHOT || s->parked)
 		flags |= TWHEEL_CQE_PERIODIC;
 	cqe->flags = flags;
 	/* The record before the tail: pairs with the reader's acquire. */
 	smp_store_release(&r->hdr->tail, ++r->tail);
 	return true;
+}
+
+/* @a + @b, saturated at KTIME_MAX: a deadline stays a valid ktime. */
+static u64 tw_deadline_add(u64 a, u64 b)
+{
+	u64 sum;
+
+	if (check_add_overflow(a, b, &sum) || sum > KTIME_MAX)
+		return KTIME_MAX;
+	return sum;
 }
 
 static u32 tw_add_sat32(u32 a, u64 b)
@@ -130,6 +211,10 @@ static u32 tw_add_sat32(u32 a, u64 b)
 /**
  * tw_ring_fire() - TWHEEL_TIMER_TICK callback of every slot: queue a record
  * @t:	the timer of a slot that expired
+ *
+ * The record goes into the ring, or into the backlog if the ring is full or
+ * the backlog is not empty; a periodic slot that goes to the backlog is
+ * parked (see "Completion" in dev_ring.h).
  *
  * Context: the tick pass, base lock held, interrupts off (hard irq, or a
  * softirq thread on PREEMPT_RT, or the base's worker). O(1); takes the ring
@@ -143,19 +228,15 @@ void tw_ring_fire(struct twheel_timer *t)
 	struct tw_ring *r = &tb->ring;
 	unsigned int i = s - c->slots;
 	u32 overruns = t->overruns;
-	bool queued;
 
 	t->overruns = 0;
 	raw_spin_lock(&r->lock);
-	if (test_bit(i, &c->h.backlog)) {
-		/* Coalesce into the record waiting in the backlog. */
+	if (WARN_ON_ONCE(test_bit(i, &c->h.backlog))) {
+		/* A parked slot does not fire; coalesce all the same. */
 		s->fired = t->deadline;
 		s->pend = tw_add_sat32(s->pend, (u64)overruns + 1);
-		raw_spin_unlock(&r->lock);
-		return;
-	}
-	queued = tw_ring_put(r, s, t->deadline, overruns, 0);
-	if (!queued) {
+	} else if (r->nr_backlog ||
+		   !tw_ring_put(r, s, t->deadline, overruns, 0)) {
 		__set_bit(i, &c->h.backlog);
 		__set_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
 		s->fired = t->deadline;
@@ -163,10 +244,20 @@ void tw_ring_fire(struct twheel_timer *t)
 		r->nr_backlog++;
 		WRITE_ONCE(r->hdr->flags, r->hdr->flags | TWHEEL_RING_OVERFLOW);
 		WRITE_ONCE(r->hdr->overflow, r->hdr->overflow + 1);
+		if (t->mode != TWHEEL_MODE_ONESHOT) {
+			/* Park: the tick does not re-arm a one-shot timer. */
+			s->pmode = t->mode;
+			s->parked = 1;
+			t->mode = TWHEEL_MODE_ONESHOT;
+		}
 	}
 	raw_spin_unlock(&r->lock);
-	/* A full ring was made ready by an earlier record: no new wake-up. */
-	if (queued && wq_has_sleeper(r->wq))
+	/*
+	 * Every expiry wakes, the backlogged ones too: a consumer that read
+	 * no OVERFLOW before this one went to the backlog must not sleep
+	 * through it (an edge-triggered epoll sees each wake-up as an edge).
+	 */
+	if (wq_has_sleeper(r->wq))
 		irq_work_queue(&r->wake);
 }
 
@@ -211,36 +302,156 @@ bool tw_ring_unbacklog(struct tw_slot *s)
 	return ret;
 }
 
+/* The next backlogged slot at or after slot @from, wrapping. Ring lock. */
+static struct tw_slot *tw_backlog_next(struct twheel_table *tb, u32 from)
+{
+	unsigned long ci = from / TW_CHUNK_SLOTS, bits;
+	struct tw_chunk *c;
+
+	if (ci < tb->nr_chunks && test_bit(ci, tb->chunk_backlog)) {
+		c = tb->chunks[ci];
+		bits = c->h.backlog & (~0UL << (from % TW_CHUNK_SLOTS));
+		if (bits)
+			return &c->slots[__ffs(bits)];
+	}
+	ci = find_next_bit(tb->chunk_backlog, tb->nr_chunks, ci + 1);
+	if (ci >= tb->nr_chunks)
+		ci = find_first_bit(tb->chunk_backlog, tb->nr_chunks);
+	if (WARN_ON_ONCE(ci >= tb->nr_chunks))
+		return NULL;
+	c = tb->chunks[ci];
+	return &c->slots[__ffs(c->h.backlog)];
+}
+
+/* A parked slot to re-arm once the ring lock is dropped. */
+struct tw_unpark {
+	u32	gen;
+};
+
 /*
- * Move up to TW_FLUSH_BATCH backlog records into the ring, lowest slot
- * first. Ring lock held. Return: records moved; *@more if some are left.
+ * The record of backlogged slot @s as it leaves the backlog at @now, and,
+ * for a parked slot, the batch entry @e that re-arms it. Ring lock held.
  */
-static unsigned int tw_flush_some(struct twheel_table *tb, bool *more)
+static void tw_flush_record(struct tw_slot *s, u64 now, u64 *deadline,
+			    u32 *overruns, struct twheel_batch_ent *e)
+{
+	u64 period = s->timer.period, k;
+
+	*deadline = s->fired;
+	*overruns = s->pend;
+	if (!s->parked)
+		return;
+	/* Only a parked slot's: a new arming would have dropped the record. */
+	e->timer = &s->timer;
+	e->op = TW_BATCH_MODIFY;
+	e->period = period;
+	e->mode = s->pmode;
+	e->cpu = TWHEEL_CPU_ANY;
+	if (s->pmode == TWHEEL_MODE_FIXED_DELAY) {
+		e->deadline = tw_deadline_add(now, period);
+		return;
+	}
+	/* Fixed rate: the periods that passed while parked, from the clock. */
+	k = now > s->fired ? div64_u64(now - s->fired, period) : 0;
+	k = min_t(u64, k, KTIME_MAX / period);
+	*deadline = tw_deadline_add(s->fired, k * period);
+	*overruns = tw_add_sat32(s->pend, k);
+	e->deadline = tw_deadline_add(*deadline, period);
+}
+
+/*
+ * Move up to TW_FLUSH_BATCH backlog records into the ring, round robin from
+ * @r->flush_next; fill @ents (and @un) for the parked slots among them.
+ * Ring lock held. Return: records moved; *@more if some are left, *@nents
+ * the parked slots to re-arm.
+ */
+static unsigned int tw_flush_some(struct twheel_table *tb, u64 now,
+				  struct twheel_batch_ent *ents,
+				  struct tw_unpark *un, unsigned int *nents,
+				  bool *more)
 {
 	struct tw_ring *r = &tb->ring;
+	struct twheel_batch_ent *e;
 	unsigned int n = 0, i;
-	unsigned long ci = 0;
 	struct tw_chunk *c;
 	struct tw_slot *s;
+	u64 deadline;
+	u32 overruns;
+	bool parked;
 
 	*more = false;
+	*nents = 0;
 	while (r->nr_backlog) {
-		if (n == TW_FLUSH_BATCH) {
+		if (n == TW_FLUSH_BATCH || *nents == TW_UNPARK_BATCH) {
 			*more = true;
 			break;
 		}
-		ci = find_next_bit(tb->chunk_backlog, tb->nr_chunks, ci);
-		if (WARN_ON_ONCE(ci >= tb->nr_chunks))
+		s = tw_backlog_next(tb, r->flush_next);
+		if (!s)
 			break;
-		c = tb->chunks[ci];
-		i = __ffs(c->h.backlog);
-		s = &c->slots[i];
-		if (!tw_ring_put(r, s, s->fired, s->pend, TWHEEL_CQE_BACKLOG))
+		/* Stable while the bit is set (see "Locking"). */
+		parked = s->parked;
+		e = &ents[*nents];
+		tw_flush_record(s, now, &deadline, &overruns, e);
+		if (!tw_ring_put(r, s, deadline, overruns, TWHEEL_CQE_BACKLOG))
 			break;
+		if (parked) {
+			un[*nents].gen = s->gen;
+			e->priv = &un[*nents];
+			(*nents)++;
+		}
+		c = tw_slot_chunk(s);
+		i = s - c->slots;
 		tw_backlog_del(tb, c, i);
+		r->flush_next = tw_slot_index(s) + 1 < tb->nr_slots ?
+				tw_slot_index(s) + 1 : 0;
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Prep hook of the re-arm of a parked slot, under its base lock with the
+ * timer detached: re-arm only if no submission touched the slot since the
+ * flush; otherwise put the timer back as that submission left it.
+ */
+static void tw_unpark_prep(struct twheel_batch_ent *e)
+{
+	struct tw_slot *s = container_of(e->timer, struct tw_slot, timer);
+	const struct tw_unpark *un = e->priv;
+	struct twheel_timer *t = e->timer;
+
+	if (s->parked && s->gen == un->gen) {
+		s->parked = 0;
+		return;
+	}
+	if (e->ret > 0) {
+		/* Re-armed meanwhile, and pending: unchanged. */
+		e->op = TW_BATCH_MODIFY;
+		e->deadline = t->deadline;
+		e->period = t->period;
+		e->mode = t->mode;
+	} else {
+		/* Cancelled, or a one-shot that fired: stays idle. */
+		e->op = TW_BATCH_CANCEL;
+	}
+}
+
+/* Re-arm @n parked slots, in runs of one base each. Process context. */
+static void tw_unpark(struct twheel_batch_ent *ents, unsigned int n)
+{
+	unsigned int i = 0, j;
+	int cpu;
+
+	while (i < n) {
+		cpu = READ_ONCE(ents[i].timer->cpu);
+		for (j = i + 1; j < n && READ_ONCE(ents[j].timer->cpu) == cpu;
+		     j++)
+			;
+		i += twheel_batch_on(cpu, ents + i, j - i, tw_unpark_prep);
+		if (i < j)
+			twheel_batch_one(&ents[i++], tw_unpark_prep);
+	}
 }
 
 /**
@@ -248,23 +459,30 @@ static unsigned int tw_flush_some(struct twheel_table *tb, bool *more)
  * @tb:	the table
  *
  * Bounded steps with the ring lock held and interrupts off, rescheduling in
- * between; waiters are woken after the lock is dropped.
+ * between; the parked slots whose records moved are re-armed and waiters
+ * woken after the lock is dropped. The clock is read before the lock.
  *
  * Context: process context.
  * Return: records moved.
  */
 unsigned int tw_ring_flush(struct twheel_table *tb)
 {
+	struct twheel_batch_ent ents[TW_UNPARK_BATCH];
+	struct tw_unpark un[TW_UNPARK_BATCH];
 	struct tw_ring *r = &tb->ring;
-	unsigned int n, total = 0;
+	unsigned int n, nents, total = 0;
 	bool more;
+	u64 now;
 
 	if (!READ_ONCE(r->nr_backlog))
 		return 0;
 	do {
+		now = ktime_get_ns();
 		raw_spin_lock_irq(&r->lock);
-		n = tw_flush_some(tb, &more);
+		n = tw_flush_some(tb, now, ents, un, &nents, &more);
 		raw_spin_unlock_irq(&r->lock);
+		if (nents)
+			tw_unpark(ents, nents);
 		total += n;
 		cond_resched();
 	} while (more);
@@ -280,12 +498,16 @@ unsigned int tw_ring_flush(struct twheel_table *tb)
  * Lockless, for poll(): the producer's wq_has_sleeper() pairs with the
  * barrier after poll_wait().
  *
- * Return: true if head != tail or the backlog is not empty.
+ * Return: true if records are between head and tail (a head more than the
+ * ring's size behind the tail, or ahead of it, counts as none) or the
+ * backlog is not empty.
  */
 bool tw_ring_ready(struct tw_ring *r)
 {
-	return READ_ONCE(r->hdr->head) != READ_ONCE(r->tail) ||
-	       READ_ONCE(r->nr_backlog);
+	u32 n = READ_ONCE(r->tail) - READ_ONCE(r->hdr->head);
+
+	/* A head that is not within the ring reads as no record. */
+	return (n && n <= r->entries) || READ_ONCE(r->nr_backlog);
 }
 
 /**

@@ -10,10 +10,24 @@
  * Slots live in chunks of TW_CHUNK_SLOTS, one page each (kmalloc of
  * PAGE_SIZE, so the chunk of a slot is its address rounded down to a page),
  * allocated and charged to the memory cgroup (__GFP_ACCOUNT) when a slot of
- * the chunk is first armed: about 88 bytes per slot, nothing per arm. The
+ * the chunk is first armed: about 96 bytes per slot, nothing per arm. The
  * ring is a header and a power-of-2 array of struct twheel_cqe in pages
  * allocated at set-up (charged too), vmap()ed for the kernel and inserted
  * into the user's mapping by mmap().
+ *
+ * Limits
+ * ------
+ * The slots of a table count as timers against all three caps
+ * (twheel_dev_reserve() for the user's and the global one, @f->nr for
+ * max_timers_per_fd, shared with the timers of ABI 1). The ring's pages
+ * count against RLIMIT_MEMLOCK of the opener's user (user_struct's
+ * locked_vm, as io_uring charged its rings before memory cgroups; exempt
+ * with CAP_IPC_LOCK), and a ring has at most max(64, slots rounded up to a
+ * power of 2) records: a ring cannot be larger than what its slots need.
+ * A period is at least one tick (dev_req.c), and a periodic slot whose
+ * record waits in the backlog is parked (see "Completion"): a table costs
+ * the tick at most one callback per slot per tick while its records are
+ * consumed, and none once they are not.
  *
  * dev_table.c sets the table up, takes submissions and tears it down;
  * dev_ring.c owns the ring: mmap, the producer (the timers' callback), the
@@ -37,23 +51,44 @@
  * tick pass under the base lock (hard irq; a softirq thread on PREEMPT_RT;
  * the base's worker when a pass ran out of budget) and writes the record
  * straight into the ring, O(1): take the ring lock, read head (acquire),
- * write the record, store tail (release). A full ring sets the slot's bit
- * in its chunk's @backlog (and the chunk's bit in the table's
- * @chunk_backlog) and raises TWHEEL_RING_OVERFLOW; a later expiry of a
- * backlogged slot only adds to its overruns. The backlog is flushed into
- * the ring from process context (flush ioctl, submit, read, poll), in
- * bounded steps with the ring lock dropped in between.
+ * write the record, store tail (release). A full ring, or a backlog that is
+ * not empty (nothing overtakes the backlog, as io_uring stops posting while
+ * its overflow list is not empty), sets the slot's bit in its chunk's
+ * @backlog (and the chunk's bit in the table's @chunk_backlog) and raises
+ * TWHEEL_RING_OVERFLOW. Every expiry, into the ring or into the backlog,
+ * wakes the file's waiters: an edge-triggered epoll consumer that saw no
+ * OVERFLOW before a record went to the backlog is woken for it.
+ *
+ * A periodic slot that goes to the backlog is parked: the callback sets its
+ * timer's mode to one-shot (the tick does not re-arm it; the real mode is
+ * kept in @pmode) and sets @parked. It runs no callback until its record
+ * leaves the backlog, as a timerfd re-arms only when it is read. The
+ * backlog is flushed into the ring from process context (flush ioctl,
+ * submit, read, poll), in bounded steps with the ring lock dropped in
+ * between, round robin over the slots from where the last flush stopped
+ * (@flush_next): a waiting record waits for at most one turn of the
+ * others. A flushed parked slot's record counts, for a fixed-rate timer,
+ * the periods that passed while it was parked (from the clock, read before
+ * the lock), and the slot is re-armed after the lock is dropped, with
+ * twheel_batch_on()/twheel_batch_one() and a prep hook that re-checks, under
+ * the base lock, that no submission re-armed, modified or cancelled the
+ * slot meanwhile (@parked still set, @gen unchanged); if one did, the timer
+ * is left as that submission left it.
  *
  * Locking
  * -------
  * tw_ring.lock is a raw_spinlock_t: producers on every CPU take it inside
  * their base lock, in hard irq context. Order: base lock -> ring lock; the
  * flush takes the ring lock alone, with interrupts off. It protects the
- * ring's kernel-side tail, the backlog bitmaps and count, the shared @flags
- * and @overflow words, and a backlogged slot's @fired and @pend. A slot's
- * @cookie and @gen change only in tw_table_prep() (base lock held, slot
- * not backlogged): stable for the callback (base lock) and for the flush
- * (ring lock, bit set). Wait queue locks sleep on PREEMPT_RT, so no
+ * ring's kernel-side tail, the backlog bitmaps and count, the flush cursor,
+ * the shared @flags and @overflow words, and a backlogged slot's @fired and
+ * @pend. A slot's @cookie and @gen change only in tw_table_prep() (base
+ * lock held, slot not backlogged): stable for the callback (base lock) and
+ * for the flush (ring lock, bit set). @parked and @pmode change under the
+ * base lock: set by the callback (ring lock held too, with the bit),
+ * cleared by tw_table_prep() after it dropped the bit, or by the re-arm of
+ * a flush; the flush reads them under the ring lock with the bit set, so
+ * stable. Wait queue locks sleep on PREEMPT_RT, so no
  * wake-up happens under a raw lock: the producer queues @wake, an irq_work
  * (not IRQ_WORK_HARD_IRQ: it runs in hard irq on other kernels and in the
  * irq_work thread on PREEMPT_RT), and the flush wakes after unlocking.
@@ -80,15 +115,19 @@
 
 struct twheel_file;
 struct twheel_table;
+struct user_struct;
 
 /**
- * struct tw_slot - one timer of a table (88 bytes on 64-bit)
+ * struct tw_slot - one timer of a table (96 bytes on 64-bit)
  * @timer:	the TWHEEL_TIMER_TICK timer; its deadline, period, mode and
- *		overruns are the arming's
+ *		overruns are the arming's (mode one-shot while parked)
  * @cookie:	the cookie of the arming, echoed in records
  * @fired:	deadline of the record waiting in the backlog
- * @gen:	generation: incremented by every arm or modify
+ * @gen:	generation: incremented by every arm or modify; a slot whose
+ *		generation reached U32_MAX is retired (-EOVERFLOW)
  * @pend:	overruns of the record waiting in the backlog
+ * @parked:	periodic, stopped while its record waits (see "Completion")
+ * @pmode:	the timer's enum twheel_mode while parked
  */
 struct tw_slot {
 	struct twheel_timer	timer;
@@ -96,6 +135,8 @@ struct tw_slot {
 	u64			fired;
 	u32			gen;
 	u32			pend;
+	u8			parked;
+	u8			pmode;
 };
 
 /**
@@ -157,10 +198,12 @@ struct tw_ring_hdr {
  * @hdr:	the shared head (kernel mapping)
  * @cqes:	the shared records (kernel mapping)
  * @nr_backlog:	slots whose record waits in the backlog
+ * @flush_next:	the slot the next flush starts looking at
  * @wake:	irq_work waking @wq after a producer
  * @wq:		the file's wait queue (readers and pollers)
  * @pages:	the pages of the mapping
  * @nr_pages:	their number
+ * @user:	the user charged for @nr_pages (RLIMIT_MEMLOCK), or NULL
  */
 struct tw_ring {
 	raw_spinlock_t		lock;	/* see "Locking" above */
@@ -170,10 +213,12 @@ struct tw_ring {
 	struct tw_ring_hdr	*hdr;
 	struct twheel_cqe	*cqes;
 	unsigned long		nr_backlog;
+	u32			flush_next;
 	struct irq_work		wake;
 	wait_queue_head_t	*wq;
 	struct page		**pages;
 	unsigned int		nr_pages;
+	struct user_struct	*user;
 };
 
 /**
@@ -214,6 +259,7 @@ long twheel_table_submit(struct twheel_file *f, const struct twheel_batch *b,
 int twheel_table_flush(struct twheel_file *f, struct twheel_flush *fl);
 int twheel_table_mmap(struct twheel_file *f, struct vm_area_struct *vma);
 bool twheel_table_ready(struct twheel_file *f);
+u32 twheel_table_slots(struct twheel_file *f);
 unsigned long twheel_table_release(struct twheel_file *f);
 
 /* dev_ring.c */

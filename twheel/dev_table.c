@@ -12,6 +12,7 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -20,9 +21,24 @@
 #include "base.h"
 #include "dev_file.h"
 #include "dev_ring.h"
+#include "testhooks.h"
 
 /* Submission entries copied in, and done, per chunk. */
 #define TW_SUBMIT_CHUNK	64
+
+#ifdef TWHEEL_TESTHOOKS
+/*
+ * Test-only (debug kernels): the generation the slots of new chunks start
+ * at, so that a test reaches the end of the generations without 2^32 arms.
+ */
+static unsigned int test_ring_gen_base;
+module_param(test_ring_gen_base, uint, 0600);
+MODULE_PARM_DESC(test_ring_gen_base,
+		 "Test only: generation of the slots of new ring chunks");
+#define TW_GEN_BASE	READ_ONCE(test_ring_gen_base)
+#else
+#define TW_GEN_BASE	0U
+#endif
 
 /* What tw_table_prep() needs of an entry besides the base's part. */
 struct tw_sub {
@@ -78,10 +94,12 @@ static struct tw_chunk *tw_chunk_get(struct twheel_table *tb, u32 slot,
 		if (c) {
 			c->h.table = tb;
 			c->h.first = ci * TW_CHUNK_SLOTS;
-			for (i = 0; i < TW_CHUNK_SLOTS; i++)
+			for (i = 0; i < TW_CHUNK_SLOTS; i++) {
 				twheel_timer_setup(&c->slots[i].timer,
 						   tw_ring_fire,
 						   TWHEEL_TIMER_TICK);
+				c->slots[i].gen = TW_GEN_BASE;
+			}
 			/* Set-up before the pointer: pairs with the acquire. */
 			smp_store_release(&tb->chunks[ci], c);
 		}
@@ -90,18 +108,67 @@ static struct tw_chunk *tw_chunk_get(struct twheel_table *tb, u32 slot,
 	return c ?: ERR_PTR(-ENOMEM);
 }
 
+/* The output fields of @p, and its @slots and @ring_entries, from @tb. */
+static void tw_table_params(const struct twheel_table *tb,
+			    struct twheel_ring_params *p)
+{
+	struct tw_ring_hdr *h = NULL;
+
+	p->slots = tb->nr_slots;
+	p->ring_entries = tb->ring.entries;
+	p->mmap_offset = TWHEEL_RING_MMAP_OFF;
+	p->mmap_size = (u64)tb->ring.nr_pages << PAGE_SHIFT;
+	p->off = (struct twheel_ring_offsets) {
+		.head		= offsetof(typeof(*h), head),
+		.tail		= offsetof(typeof(*h), tail),
+		.ring_mask	= offsetof(typeof(*h), ring_mask),
+		.ring_entries	= offsetof(typeof(*h), ring_entries),
+		.flags		= offsetof(typeof(*h), flags),
+		.overflow	= offsetof(typeof(*h), overflow),
+		.records	= TW_RING_RECORDS_OFF,
+	};
+	p->cqe_size = sizeof(struct twheel_cqe);
+	p->sqe_size = sizeof(struct twheel_sqe);
+}
+
+/* TWHEEL_RING_SETUP_QUERY: the parameters of the file's ring. */
+static int tw_table_query(struct twheel_file *f, struct twheel_ring_params *p)
+{
+	struct twheel_table *tb = tw_table(f);
+
+	if (p->flags != TWHEEL_RING_SETUP_QUERY || p->slots ||
+	    p->ring_entries || p->__reserved)
+		return -EINVAL;
+	if (!tb)
+		return -ENODEV;
+	tw_table_params(tb, p);
+	return 0;
+}
+
+/* Count @n slots in @f's timers, against max_timers_per_fd. */
+static int tw_table_charge_file(struct twheel_file *f, u32 n)
+{
+	if (atomic_long_add_return(n, &f->nr) <= twheel_dev_max_per_file())
+		return 0;
+	atomic_long_sub(n, &f->nr);
+	return -ENOSPC;
+}
+
 /**
  * twheel_table_setup() - TWHEEL_IOC_RING_SETUP: create the table and ring
  * @f:	the file
  * @p:	the parameters, copied in; the output fields are filled in
  *
+ * With TWHEEL_RING_SETUP_QUERY, only fills in the parameters of the ring
+ * the file has.
+ *
  * Context: process context, sleeps.
- * Return: 0, -EBUSY, -EINVAL, -ENOSPC or -ENOMEM (uapi/linux/twheel.h).
+ * Return: 0, -EBUSY, -EINVAL, -ENOSPC, -ENOMEM or -ENODEV
+ * (uapi/linux/twheel.h).
  */
 int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 {
 	struct twheel_table *tb;
-	struct tw_ring_hdr *h = NULL;
 	int ret;
 
 	BUILD_BUG_ON(TW_CHUNK_SLOTS > TW_CHUNK_SLOTS_MAX);
@@ -109,6 +176,8 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 		     TW_CHUNK_SLOTS * sizeof(struct tw_slot) > PAGE_SIZE);
 	BUILD_BUG_ON(U8_MAX + 1 < TW_SUBMIT_CHUNK);
 
+	if (p->flags & TWHEEL_RING_SETUP_QUERY)
+		return tw_table_query(f, p);
 	if (p->flags || p->__reserved)
 		return -EINVAL;
 	if (!p->slots || p->slots > TWHEEL_TABLE_MAX_SLOTS)
@@ -116,13 +185,20 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 	if (!p->ring_entries || p->ring_entries > TWHEEL_RING_MAX_ENTRIES ||
 	    !is_power_of_2(p->ring_entries))
 		return -EINVAL;
+	/* No larger than the slots can need (a page's worth is free). */
+	if (p->ring_entries > max_t(unsigned long, TWHEEL_RING_SMALL_ENTRIES,
+				    roundup_pow_of_two(p->slots)))
+		return -EINVAL;
 	if (p->slots > twheel_dev_max_per_file())
 		return -ENOSPC;
 	if (READ_ONCE(f->table))
 		return -EBUSY;
-	ret = twheel_dev_reserve(f, p->slots);
+	ret = tw_table_charge_file(f, p->slots);
 	if (ret)
 		return ret;
+	ret = twheel_dev_reserve(f, p->slots);
+	if (ret)
+		goto uncharge;
 
 	ret = -ENOMEM;
 	tb = kzalloc(sizeof(*tb), GFP_KERNEL_ACCOUNT);
@@ -146,20 +222,7 @@ int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p)
 		ret = -EBUSY;
 		goto free_ring;
 	}
-
-	p->mmap_offset = TWHEEL_RING_MMAP_OFF;
-	p->mmap_size = (u64)tb->ring.nr_pages << PAGE_SHIFT;
-	p->off = (struct twheel_ring_offsets) {
-		.head		= offsetof(typeof(*h), head),
-		.tail		= offsetof(typeof(*h), tail),
-		.ring_mask	= offsetof(typeof(*h), ring_mask),
-		.ring_entries	= offsetof(typeof(*h), ring_entries),
-		.flags		= offsetof(typeof(*h), flags),
-		.overflow	= offsetof(typeof(*h), overflow),
-		.records	= TW_RING_RECORDS_OFF,
-	};
-	p->cqe_size = sizeof(struct twheel_cqe);
-	p->sqe_size = sizeof(struct twheel_sqe);
+	tw_table_params(tb, p);
 	return 0;
 
 free_ring:
@@ -171,21 +234,42 @@ free:
 	kfree(tb);
 unreserve:
 	twheel_dev_unreserve(f, p->slots);
+uncharge:
+	atomic_long_sub(p->slots, &f->nr);
 	return ret;
 }
 
 /*
  * Called by the base for each entry, its timer detached under its base
  * lock: drop the slot's backlog record and install the new arming's cookie
- * and generation (see "Submission" in dev_ring.h).
+ * and generation (see "Submission" in dev_ring.h). An arm or modify of a
+ * slot whose generations ran out leaves everything as it was: -EOVERFLOW.
  */
 static void tw_table_prep(struct twheel_batch_ent *e)
 {
 	struct tw_slot *s = container_of(e->timer, struct tw_slot, timer);
+	struct twheel_timer *t = e->timer;
 	struct tw_sub *sub = e->priv;
 
+	if (e->op != TW_BATCH_CANCEL && s->gen == U32_MAX) {
+		if (e->ret > 0) {
+			e->op = TW_BATCH_MODIFY;
+			e->deadline = t->deadline;
+			e->period = t->period;
+			e->mode = t->mode;
+		} else {
+			e->op = TW_BATCH_CANCEL;
+		}
+		e->ret = -EOVERFLOW;
+		return;
+	}
 	if (tw_ring_unbacklog(s))
 		e->ret = 1;
+	if (s->parked) {
+		/* Parked, its record flushed: the arming was still alive. */
+		s->parked = 0;
+		e->ret = 1;
+	}
 	/* Overruns belong to an arming: a modify does not inherit them. */
 	s->timer.overruns = 0;
 	if (e->op == TW_BATCH_ARM)
@@ -204,10 +288,12 @@ static int tw_sqe_parse(struct twheel_table *tb, const struct twheel_sqe *q,
 			struct tw_sub *sub)
 {
 	u32 allowed = TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY;
+	struct twheel_timer *t;
 	struct twheel_req req;
 	struct tw_chunk *c;
 	int ret;
 
+	sub->gen = 0;
 	if (q->slot >= tb->nr_slots)
 		return -EBADSLT;
 	if (q->__pad)
@@ -231,6 +317,13 @@ static int tw_sqe_parse(struct twheel_table *tb, const struct twheel_sqe *q,
 				      q->period, now, &req, false);
 		if (ret)
 			return ret;
+		/*
+		 * Converted to CLOCK_MONOTONIC once, an absolute
+		 * CLOCK_REALTIME deadline would fire early after the clock
+		 * is set back: refused.
+		 */
+		if (req.clock == TWHEEL_UCLK_REAL)
+			return -EINVAL;
 		e->cpu = TWHEEL_CPU_ANY;
 		if (q->flags & TWHEEL_ARM_CPU) {
 			ret = twheel_check_cpu(q->cpu);
@@ -241,6 +334,11 @@ static int tw_sqe_parse(struct twheel_table *tb, const struct twheel_sqe *q,
 		c = tw_chunk_get(tb, q->slot, true);
 		if (IS_ERR(c))
 			return PTR_ERR(c);
+		t = &c->slots[q->slot - c->h.first].timer;
+		/* A modify keeps the CPU: only one the caller may use. */
+		if (q->op == TWHEEL_OP_MODIFY &&
+		    twheel_check_cpu(READ_ONCE(t->cpu)) == -EPERM)
+			return -EPERM;
 		e->op = q->op == TWHEEL_OP_ARM ? TW_BATCH_ARM : TW_BATCH_MODIFY;
 		e->deadline = req.deadline;
 		e->period = req.period;
@@ -322,10 +420,13 @@ static long tw_submit_chunk(struct twheel_table *tb, struct tw_submit *w,
 		if (!ret)
 			w->idx[nents++] = i;
 	}
+	/* Test-only: between the checks and the arms (a CPU may go). */
+	twheel_hook(TWHEEL_HOOK_ring_submit);
 	tw_submit_ents(w->ent, nents, local);
 	for (k = 0; k < nents; k++) {
 		w->res[w->idx[k]] = w->ent[k].ret;
-		w->gen[w->idx[k]] = w->sub[k].gen;
+		/* Set by the prep hook, which an -ENXIO entry never reached. */
+		w->gen[w->idx[k]] = w->ent[k].ret < 0 ? 0 : w->sub[k].gen;
 	}
 	for (i = 0; i < n; i++)
 		ok += w->res[i] >= 0;
@@ -455,6 +556,19 @@ bool twheel_table_ready(struct twheel_file *f)
 }
 
 /**
+ * twheel_table_slots() - the slots of @f's table
+ * @f:	the file
+ *
+ * Return: the slots, counted in @f->nr; 0 if the file has no ring.
+ */
+u32 twheel_table_slots(struct twheel_file *f)
+{
+	struct twheel_table *tb = tw_table(f);
+
+	return tb ? tb->nr_slots : 0;
+}
+
+/**
  * twheel_table_release() - cancel every timer of the table and free it
  * @f:	the file, at its last close
  *
@@ -486,6 +600,7 @@ unsigned long twheel_table_release(struct twheel_file *f)
 	kvfree(tb->chunks);
 	mutex_destroy(&tb->alloc_lock);
 	twheel_dev_unreserve(f, tb->nr_slots);
+	atomic_long_sub(tb->nr_slots, &f->nr);
 	kfree(tb);
 	f->table = NULL;
 	return n;

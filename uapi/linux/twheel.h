@@ -112,8 +112,9 @@
  *		otherwise the CPU the caller runs on
  * @expires:	first deadline in ns, relative or absolute; a deadline in the
  *		past fires at the next tick
- * @period:	period in ns, 0 for a one-shot timer, above INT64_MAX is
- *		EINVAL. Fixed rate (default):
+ * @period:	period in ns, 0 for a one-shot timer, above INT64_MAX or
+ *		(TWHEEL_FEAT_RING_LIMITS) below @tick_ns of struct
+ *		twheel_info is EINVAL. Fixed rate (default):
  *		deadline n = first deadline + n * period, periods missed while
  *		events were not read are counted as overruns. Fixed delay: the
  *		next deadline is the read() of the previous event + period.
@@ -123,7 +124,8 @@
  * @__reserved:	must be 0
  *
  * Errors: EINVAL (flags, clockid, reserved, absolute deadline before the
- * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period), ERANGE (cpu not
+ * clock's zero, TWHEEL_ARM_FIXED_DELAY without a period, a period below
+ * one tick), ERANGE (cpu not
  * below the number of possible CPUs), ENXIO (cpu offline), EPERM (cpu not
  * among the CPUs the caller may run on, its affinity and cpuset; or
  * isolated from kernel timers by nohz_full= or isolcpus=nohz,..., unless
@@ -278,6 +280,15 @@ struct twheel_query {
 #define TWHEEL_FEAT_CLOCKS	0x4ULL
 /* CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM: see "Alarm clocks" above */
 #define TWHEEL_FEAT_ALARM	0x8ULL
+/*
+ * Resource limits of the ring ABI and its robustness rules: the period
+ * floor (both ABIs), parked periodic slots, ring pages charged to
+ * RLIMIT_MEMLOCK, @ring_entries bounded by @slots, table slots counted in
+ * max_per_file, TWHEEL_RING_SETUP_QUERY, the backlog kept in order, a
+ * wake-up for every expiry, and absolute CLOCK_REALTIME refused in
+ * TWHEEL_IOC_SUBMIT (see "The ring ABI" and struct twheel_ring_params).
+ */
+#define TWHEEL_FEAT_RING_LIMITS	0x10ULL
 
 /**
  * struct twheel_info - geometry, limits and ABI version (TWHEEL_IOC_INFO)
@@ -289,12 +300,14 @@ struct twheel_query {
  * @horizon_ns:		out: span of the wheel before the overflow list
  * @levels:		out: levels of the wheel
  * @slots:		out: slots per level
- * @max_per_file:	out: cap on pending timers of one file (the timers
+ * @max_per_file:	out: cap on pending timers and table slots of one
+ *			file (the timers
  *			of ABI 1 of a file also fit in a table of just
  *			under 2^24 slots: ENOSPC beyond)
  * @max_total:		out: cap on pending timers of all files
  * @pending:		out: timers pending in this file (ioctl-armed ones;
- *			ring timers are not counted)
+ *			ring timers are not counted, but the slots of a
+ *			table count against @max_per_file)
  * @event_size:		out: sizeof(struct twheel_event)
  * @nr_cpus:		out: nr_cpu_ids (CPUs below it may be valid for
  *			TWHEEL_ARM_CPU)
@@ -382,22 +395,54 @@ struct twheel_event {
  *	while (head != tail)
  *		consume(&ring.records[head++ & *ring.ring_mask]);
  *	__atomic_store_n(ring.head, head, __ATOMIC_RELEASE);
+ *	__atomic_thread_fence(__ATOMIC_SEQ_CST);	(smp_mb())
+ *	if (__atomic_load_n(ring.flags, __ATOMIC_ACQUIRE) &
+ *	    TWHEEL_RING_OVERFLOW)
+ *		ioctl(fd, TWHEEL_IOC_FLUSH, &flush);
  *
  * The kernel writes records and then stores @tail with release semantics;
  * it reads @head with acquire semantics and never overwrites a record
- * between head and tail. Only @head is written by userspace. poll, select
- * and epoll report EPOLLIN while head != tail or records wait in the
- * overflow backlog. Files that never set up a ring keep ABI 1 exactly; the
- * ioctls and read() of ABI 1 keep working on a file with a ring.
+ * between head and tail. Only @head is written by userspace; the full
+ * barrier orders its store before the load of @flags (a store then a load
+ * of another word needs one). poll, select and epoll report EPOLLIN while
+ * records are between head and tail or wait in the overflow backlog, and
+ * every expiry wakes the file's waiters, one that goes to the backlog too:
+ * an edge-triggered epoll consumer gets an edge for each. Files that never
+ * set up a ring keep ABI 1 exactly; the ioctls and read() of ABI 1 keep
+ * working on a file with a ring.
  *
- * Full ring: nothing is lost. An expiry that finds the ring full marks its
- * timer (the record waits in the backlog, one per timer), sets
- * TWHEEL_RING_OVERFLOW in the ring's @flags and counts it in @overflow.
- * Further expiries of a marked periodic timer coalesce into the overruns of
- * its waiting record. The backlog moves into the ring as space frees up, on
- * TWHEEL_IOC_FLUSH, TWHEEL_IOC_SUBMIT, read() and poll(); userspace that
- * sees TWHEEL_RING_OVERFLOW after consuming records calls one of them. The
- * flag is cleared once the backlog is empty.
+ * A hostile or buggy @head: the kernel writes a record only when
+ * tail - head (modulo 2^32) is below @ring_entries. Any other value (head
+ * ahead of the tail, or more than the ring behind it) reads as a full ring:
+ * expiries wait in the backlog, nothing is overwritten or lost, no call
+ * spins, and poll reports EPOLLIN only for that backlog. Writing a sane
+ * @head back and flushing delivers what waited. The kernel never reads
+ * @tail, @ring_mask or @ring_entries back from the mapping.
+ *
+ * Full ring: nothing is lost. An expiry that finds the ring full, or finds
+ * records waiting in the backlog, marks its timer (the record waits in the
+ * backlog, one per timer), sets TWHEEL_RING_OVERFLOW in the ring's @flags
+ * and counts it in @overflow. The backlog moves into the ring as space
+ * frees up, on TWHEEL_IOC_FLUSH, TWHEEL_IOC_SUBMIT, read() and poll();
+ * userspace that sees TWHEEL_RING_OVERFLOW after consuming records calls
+ * one of them. The flag is cleared once the backlog is empty.
+ *
+ * Order: records enter the ring in the order of their expiries, except
+ * those that waited in the backlog together: while the backlog is not
+ * empty every new expiry joins it, so no record overtakes one that
+ * waited before it, and the backlog is flushed round robin over the slots
+ * (in slot order from where the previous flush stopped), so each waiting
+ * record leaves it before any slot's next one. Records of one slot are
+ * always in order.
+ *
+ * With TWHEEL_FEAT_RING_LIMITS, a periodic timer whose record waits in the
+ * backlog is parked: it does not fire, and costs nothing, until its record
+ * moves into the ring. Then a fixed-rate timer's record counts the periods
+ * that passed meanwhile in @overruns (its @deadline is the last of them,
+ * counted from the clock when the record moved) and the timer goes on at
+ * the next deadline of its grid; a fixed-delay timer goes on one period
+ * after the record moved. So a reader that falls behind costs one expiry
+ * per record it consumes, not one per period, as for a timerfd.
  *
  * Generations: every successful TWHEEL_OP_ARM or TWHEEL_OP_MODIFY of a slot
  * increments the slot's generation (returned in struct twheel_sqe.gen) and
@@ -409,9 +454,21 @@ struct twheel_event {
  * arming is produced after the SUBMIT that ended it has returned.
  *
  * Ring timers are one-shot or periodic; the kernel re-arms a periodic one in
- * the tick that fires it: fixed rate on the grid of deadlines (periods that
- * passed are counted in the next record's @overruns), fixed delay one period
- * after the tick that fired it (not after the record is read).
+ * the tick that fires it (unless it parks, above): fixed rate on the grid
+ * of deadlines (periods that passed are counted in the next record's
+ * @overruns), fixed delay one period after the tick that fired it (not
+ * after the record is read). A period is at least one tick
+ * (struct twheel_info.tick_ns), in both ABIs: EINVAL below.
+ *
+ * Clocks of ring timers: CLOCK_MONOTONIC, CLOCK_BOOTTIME (converted once:
+ * a suspend makes it late, never early) and relative CLOCK_REALTIME (a
+ * CLOCK_MONOTONIC deadline). With TWHEEL_FEAT_RING_LIMITS an absolute
+ * CLOCK_REALTIME deadline is EINVAL: converted once, it would fire early
+ * after the clock is set back (ABI 1 timers follow the clock instead).
+ *
+ * Generations are 32 bits: a slot whose generation reached 2^32 - 1 is
+ * retired, its ARM and MODIFY entries fail with EOVERFLOW (CANCEL still
+ * works), so a generation never comes back.
  *
  * mmap(): offset TWHEEL_RING_MMAP_OFF (0), length at most
  * twheel_ring_params.mmap_size, MAP_SHARED, without PROT_EXEC. A wrong
@@ -447,18 +504,31 @@ struct twheel_ring_offsets {
 /* The ring's @flags word. */
 #define TWHEEL_RING_OVERFLOW	0x1U	/* records wait in the backlog */
 
+/* struct twheel_ring_params.flags */
+#define TWHEEL_RING_SETUP_QUERY	0x1U	/* report the file's ring, set up nothing */
+
 #define TWHEEL_RING_MMAP_OFF	0ULL
 #define TWHEEL_RING_MAX_ENTRIES	0x100000U	/* 2^20 */
+/* A ring may have this many records whatever its slots (TWHEEL_FEAT_RING_LIMITS) */
+#define TWHEEL_RING_SMALL_ENTRIES 64U
 #define TWHEEL_TABLE_MAX_SLOTS	0x1000000U	/* 2^24 */
 
 /**
  * struct twheel_ring_params - set up the timer table and the ring
  * @size:	sizeof(struct twheel_ring_params)
- * @flags:	must be 0
- * @slots:	number of slots of the table, 1 .. TWHEEL_TABLE_MAX_SLOTS and
- *		at most max_per_file; charged against max_total as timers
+ * @flags:	0, or TWHEEL_RING_SETUP_QUERY (TWHEEL_FEAT_RING_LIMITS): set
+ *		nothing up, fill in @slots, @ring_entries and the output
+ *		fields for the ring the file has (@slots, @ring_entries and
+ *		@__reserved must be 0; ENODEV without a ring). A set-up that
+ *		returned EFAULT (its results could not be written) has set
+ *		the ring up: query it
+ * @slots:	number of slots of the table, 1 .. TWHEEL_TABLE_MAX_SLOTS;
+ *		charged as timers against max_per_file (with the file's
+ *		timers of ABI 1), max_per_user and max_total
  * @ring_entries: records in the ring, a power of 2, 1 ..
- *		TWHEEL_RING_MAX_ENTRIES
+ *		TWHEEL_RING_MAX_ENTRIES, and (TWHEEL_FEAT_RING_LIMITS) at
+ *		most the larger of TWHEEL_RING_SMALL_ENTRIES and @slots
+ *		rounded up to a power of 2
  * @mmap_offset: out: offset to pass to mmap() (TWHEEL_RING_MMAP_OFF)
  * @mmap_size:	out: length of the mapping
  * @off:	out: offsets of the ring's fields in the mapping
@@ -468,9 +538,16 @@ struct twheel_ring_offsets {
  *
  * Memory: the ring is allocated at set-up; the table is allocated in chunks
  * of slots as they are first armed. Both are charged to the caller's memory
- * cgroup. Errors: EBUSY (the file has a ring already), EINVAL (flags,
- * reserved, @slots or @ring_entries out of range, not a power of 2), ENOSPC
- * (@slots above max_per_file, or max_total reached), ENOMEM.
+ * cgroup, and (TWHEEL_FEAT_RING_LIMITS) the ring's pages (@mmap_size) to
+ * the caller's user against RLIMIT_MEMLOCK, as locked memory, until the
+ * file's last close; CAP_IPC_LOCK lifts that limit (a kernel without
+ * networking or io_uring counts no locked memory per user, and so does not
+ * charge them). Errors: EBUSY (the file
+ * has a ring already), EINVAL (flags, reserved, @slots or @ring_entries out
+ * of range, not a power of 2), ENOSPC (@slots above what max_per_file
+ * leaves the file, max_per_user or max_total reached), ENOMEM (no memory,
+ * or RLIMIT_MEMLOCK reached), ENODEV (TWHEEL_RING_SETUP_QUERY without a
+ * ring).
  */
 struct twheel_ring_params {
 	__u32	size;
@@ -506,16 +583,21 @@ struct twheel_ring_params {
  *		its record waiting in the backlog: discarded), 0 if the slot
  *		was idle, or a negative errno: EBADSLT (@slot not below the
  *		table size), EINVAL (@op, flags, clockid, @__pad, period, as
- *		TWHEEL_IOC_ARM), ERANGE, ENXIO, EPERM (cpu), ENOMEM (first arm of a
- *		slot of a chunk not yet allocated)
+ *		TWHEEL_IOC_ARM; a period below one tick; an absolute
+ *		CLOCK_REALTIME deadline), ERANGE, ENXIO, EPERM (cpu; for
+ *		MODIFY, the slot's CPU is not one the caller may name),
+ *		ENOMEM (first arm of a slot of a chunk not yet allocated),
+ *		EOVERFLOW (the slot's generations ran out: retired)
  * @gen:	out: the slot's generation after this entry (see above), 0
  *		when @result is an error
  *
  * A slot is idle, armed, or fired (its record is in the ring or in the
  * backlog); ARM and MODIFY of a fired or idle slot arm it, CANCEL of an
- * idle slot returns 0. MODIFY keeps the cookie and CPU; a never armed
- * slot gets cookie 0 and the CPU of the first submitter that used a slot
- * near it.
+ * idle slot returns 0 (a parked periodic slot is armed: 1). MODIFY keeps
+ * the cookie and CPU, and is EPERM if the caller may not name that CPU
+ * itself (its affinity, cpuset or isolation changed since the ARM):
+ * CANCEL and ARM instead. A never armed slot gets cookie 0 and the CPU of
+ * the first submitter that used a slot near it.
  */
 struct twheel_sqe {
 	__u8	op;
@@ -544,8 +626,8 @@ struct twheel_sqe {
  * @slot:	the timer's slot
  * @gen:	the slot's generation of that arming
  * @overruns:	expiries coalesced into this record: periods skipped because
- *		the tick was late, plus expiries that found the record still
- *		in the backlog (saturates)
+ *		the tick was late, plus the periods a parked fixed-rate timer
+ *		did not fire (saturates)
  * @flags:	TWHEEL_CQE_*
  */
 struct twheel_cqe {

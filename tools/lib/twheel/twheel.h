@@ -142,15 +142,26 @@ static inline struct twheel_cqe *twheel_ring_cqe(const struct twheel_ring *ring,
 		       twheel_ring_cqe((ring), (head)) : NULL));	\
 	     (head)++)
 
-/* Hand @n consumed records back to the kernel. */
+/*
+ * Hand @n consumed records back to the kernel. The release store orders
+ * the reads of the records before it; the full barrier after it orders it
+ * before a later load of the flags (twheel_ring_overflowed()): a store
+ * followed by a load of another location needs one, or the load may see
+ * the flags from before the kernel found the ring full.
+ */
 static inline void twheel_ring_advance(struct twheel_ring *ring, unsigned int n)
 {
 	__atomic_store_n(ring->khead, *ring->khead + n, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /*
- * Records wait in the kernel's backlog because the ring was full: after
- * consuming, call twheel_ring_flush() (or twheel_submit()) to move them in.
+ * Records wait in the kernel's backlog because the ring was full (or other
+ * records waited there): after consuming and twheel_ring_advance(), call
+ * twheel_ring_flush() (or twheel_submit()) to move them in. The kernel
+ * also wakes pollers for each record that goes to the backlog, so a
+ * consumer that sleeps in poll or epoll (edge-triggered too) after seeing
+ * no OVERFLOW is woken for it.
  */
 static inline int twheel_ring_overflowed(const struct twheel_ring *ring)
 {
