@@ -51,6 +51,7 @@ static void twheel_step_work_fn(struct work_struct *work)
 	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	unsigned int clocks = 0;
+	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
 	u64 t0;
@@ -69,8 +70,10 @@ static void twheel_step_work_fn(struct work_struct *work)
 		twheel_step_seen = sets;
 		list_for_each_entry(f, &twheel_step_files, step_link) {
 			n += twheel_file_clock_step(f, clocks);
+			files++;
 			cond_resched();
 		}
+		twheel_stat_add(step_files, files);
 		n += twheel_clock_step(clocks);
 		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
 				ktime_get_ns() - t0);
@@ -108,6 +111,7 @@ static struct notifier_block twheel_step_nb = {
 static void twheel_step_wake_walk(void)
 {
 	u64 min[TWHEEL_WAKE_CLOCKS] = { KTIME_MAX, KTIME_MAX };
+	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
 	u64 t0;
@@ -117,8 +121,10 @@ static void twheel_step_wake_walk(void)
 	twheel_wake_walk_begin();
 	list_for_each_entry(f, &twheel_step_files, step_link) {
 		n += twheel_file_alarm_min(f, min);
+		files++;
 		cond_resched();
 	}
+	twheel_stat_add(step_files, files);
 	twheel_wake_set(min);
 	twheel_stat_max(raw_cpu_ptr(&twheel_stats.wake_walk_max_ns),
 			ktime_get_ns() - t0);

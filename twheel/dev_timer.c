@@ -20,6 +20,7 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 #include "dev_utimer.h"
+#include "testhooks.h"
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
 #define TWHEEL_STEP_CHUNK	64
@@ -326,6 +327,8 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 	unsigned int c, i;
 
 	spin_lock(&f->lock);
+	/* Test builds: let the alarm timers of @f come due, undelivered. */
+	twheel_hook(TWHEEL_HOOK_wake_walk_file);
 	for (c = 0; c < TWHEEL_UCLK_BOUND; c++) {
 		list_for_each_entry(ut, &f->alarms[c], link) {
 			i = twheel_wake_index(ut->clock);

@@ -51,7 +51,8 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  * twheel_hook(TWHEEL_HOOK_<name>) at the point to widen.
  */
 #define TWHEEL_HOOK_LIST(X)			\
-	X(noop)
+	X(noop)					\
+	X(wake_walk_file)
 
 enum twheel_hook {
 #define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
