@@ -138,8 +138,8 @@ TEST_F_TIMEOUT(slow, unload_with_ipis_in_flight, 240)
 }
 
 #define KIND_FILES	4
-#define KIND_N		256
-#define RING_SLOTS	512
+#define KIND_N		64
+#define RING_SLOTS	128
 #define RING_ENTRIES	16
 
 /* Arm KIND_N timers of each ABI-1 kind on @fd: the count armed, or -errno. */
@@ -201,7 +201,7 @@ static long arm_ring(int fd, struct tw_uring *ring, uint64_t tick)
 		return r;
 	for (i = 0; i < RING_SLOTS; i++)
 		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, (1 + i % 16) * tick,
-			      i % 2 ? tick : 0, i);
+			      i % 2 ? 8 * tick : 0, i);
 	r = tw_submit(fd, q, RING_SLOTS, &done);
 	return r < 0 ? r : 0;
 }
