@@ -70,6 +70,8 @@ static struct twheel_wake twheel_wakes[TWHEEL_WAKE_CLOCKS];
 static bool twheel_wake_walking;
 /* Between PM_SUSPEND_PREPARE and PM_POST_SUSPEND. */
 static bool twheel_wake_in_suspend;
+/* Module exit began: nothing arms the alarms or queues a walk any more. */
+static bool twheel_wake_dead;
 /* dev_step.c's walk of the alarm timers, queued from twheel_wake_fired(). */
 static struct work_struct *twheel_wake_rewalk;
 
@@ -79,7 +81,7 @@ static struct work_struct *twheel_wake_rewalk;
  */
 static void twheel_wake_due(void)
 {
-	if (!READ_ONCE(twheel_wake_in_suspend))
+	if (!READ_ONCE(twheel_wake_in_suspend) || READ_ONCE(twheel_wake_dead))
 		return;
 	pm_system_wakeup();
 	queue_work(system_unbound_wq, twheel_wake_rewalk);
@@ -107,6 +109,8 @@ static void twheel_wake_fired(struct alarm *alarm, ktime_t now)
 static void twheel_wake_arm(struct twheel_wake *w, unsigned int clock, u64 at)
 {
 	w->at = at;
+	if (twheel_wake_dead)
+		return;
 	if (at == KTIME_MAX || at <= twheel_uclock_now(clock)) {
 		/* -1 only if the callback runs: it does no harm. */
 		alarm_try_to_cancel(&w->alarm);
@@ -221,14 +225,16 @@ void twheel_wake_init(struct work_struct *rewalk)
  * twheel_wake_exit() - stop the alarms
  *
  * Context: process context, may sleep; no file is open, the PM notifier is
- * unregistered. The caller then cancels the rewalk work, which this may
- * have queued.
+ * unregistered. The caller then cancels the rewalk work, which an expiry
+ * may have queued: once this returns, that walk arms nothing.
  */
 void twheel_wake_exit(void)
 {
 	unsigned int i;
 
-	WRITE_ONCE(twheel_wake_in_suspend, false);
+	spin_lock(&twheel_wake_lock);
+	WRITE_ONCE(twheel_wake_dead, true);
+	spin_unlock(&twheel_wake_lock);
 	for (i = 0; i < TWHEEL_WAKE_CLOCKS; i++)
 		alarm_cancel(&twheel_wakes[i].alarm);
 }
