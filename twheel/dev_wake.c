@@ -20,8 +20,9 @@
  * timer that is already due is the wheel's to deliver, within a tick (the
  * walk before suspend delivers it itself). Outside a suspend the struct
  * alarm's expiry does nothing. Between PM_SUSPEND_PREPARE and
- * PM_POST_SUSPEND it means that an alarm timer came due before the system
- * slept: twheel_wake_fired() (hrtimer context: hard interrupt, a softirq
+ * PM_POST_SUSPEND, and before the system slept (CLOCK_BOOTTIME's offset
+ * has not moved), it means that an alarm timer came due before the sleep:
+ * twheel_wake_fired() (hrtimer context: hard interrupt, a softirq
  * thread on PREEMPT_RT; it takes no lock) aborts the suspend with
  * pm_system_wakeup(), as a wake-up event would, and queues a new walk (in
  * case the abort came before the freezer, which clears it), which delivers
@@ -70,6 +71,11 @@ static struct twheel_wake twheel_wakes[TWHEEL_WAKE_CLOCKS];
 static bool twheel_wake_walking;
 /* Between PM_SUSPEND_PREPARE and PM_POST_SUSPEND. */
 static bool twheel_wake_in_suspend;
+/*
+ * CLOCK_BOOTTIME's offset at PM_SUSPEND_PREPARE: resume moves it by the
+ * time asleep, so an expiry that finds it moved comes after the sleep.
+ */
+static s64 twheel_wake_boot_offs;
 /* Module exit began: nothing arms the alarms or queues a walk any more. */
 static bool twheel_wake_dead;
 /* dev_step.c's walk of the alarm timers, queued from twheel_wake_fired(). */
@@ -77,11 +83,16 @@ static struct work_struct *twheel_wake_rewalk;
 
 /*
  * An alarm timer came due (the struct alarm expired, or was to be armed in
- * the past): if a suspend is under way, abort it and walk again.
+ * the past): if a suspend is under way and the system has not slept yet,
+ * abort it and walk again. The expiry that follows a wake by the alarm,
+ * during resume, is not one: the resume's clock step fires what is due.
  */
 static void twheel_wake_due(void)
 {
 	if (!READ_ONCE(twheel_wake_in_suspend) || READ_ONCE(twheel_wake_dead))
+		return;
+	if (twheel_uclock_offs(TWHEEL_UCLK_BOOT) !=
+	    READ_ONCE(twheel_wake_boot_offs))
 		return;
 	pm_system_wakeup();
 	queue_work(system_unbound_wq, twheel_wake_rewalk);
@@ -199,6 +210,7 @@ void twheel_wake_set(const u64 *min)
  */
 void twheel_wake_suspending(bool on)
 {
+	WRITE_ONCE(twheel_wake_boot_offs, twheel_uclock_offs(TWHEEL_UCLK_BOOT));
 	WRITE_ONCE(twheel_wake_in_suspend, on);
 }
 
