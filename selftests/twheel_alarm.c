@@ -20,6 +20,17 @@
  *				end the suspend at their deadlines and fire; a
  *				cancelled earlier twheel alarm must not wake
  *				the guest (the walk before suspend)
+ *   suspend_alarm_due_at_walk	an alarm timer that comes due, undelivered,
+ *				while the walk before suspend holds its file
+ *				(a test hook), and one 6 s later: the suspend
+ *				ends by the later one, not by the backstop,
+ *				and both fire
+ *   suspend_past_alarm_arms	a process arms (and cancels) alarm timers whose
+ *				deadline has passed, without pause, while the
+ *				suspend starts, and one timer is 6 s ahead:
+ *				the suspend ends by that one, not by the
+ *				backstop (a passed deadline must not take the
+ *				wake-up from it)
  *   suspend_realtime_alarm	the same for CLOCK_REALTIME_ALARM: an absolute
  *				twheel timer ends the suspend at its wall-clock
  *				deadline, before a timerfd's 4 s later, and
@@ -32,7 +43,9 @@
  * twheel_badinput.c.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 
 #include "twheel_clk.h"
 #include "kselftest_harness.h"
@@ -472,6 +485,116 @@ TEST(suspend_alarm_wakes)
 		       dbg_stat("wake_walk_max_us"));
 	}
 	close(fd_far);
+	close(fd);
+}
+
+/*
+ * An alarm timer that is due but not yet delivered when the walk before
+ * suspend looks at it must not take the wake-up of the later ones with it:
+ * the wake-up may not be armed at a deadline that has passed (its expiry
+ * then comes before the suspend and nothing wakes the system for the next
+ * one). The test hook wake_walk_file holds each file's lock for a second in
+ * that walk, so the first timer's deadline passes while its expiry waits.
+ */
+TEST(suspend_alarm_due_at_walk)
+{
+	long long hits, walked = dbg_stat("wake_walked");
+	struct twheel_event ev[2];
+	uint64_t b_arm, id_due, id;
+	const char *why;
+	struct slept s;
+	int fd, i;
+
+	why = alarm_skip(_metadata, &fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+	hits = tw_hook_hits("wake_walk_file");
+	if (hits < 0 || tw_hook_set("wake_walk_file", 1000000))
+		SKIP(return, "no test hooks (a stock kernel's module)");
+	b_arm = clk_ns(CLOCK_BOOTTIME);
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 300 * MS, 11,
+				&id_due));
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 6 * SEC, 12, &id));
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	tw_hook_set("wake_walk_file", 0);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_LT(hits, tw_hook_hits("wake_walk_file"));
+	/* Both were armed, undelivered, when the walk looked. */
+	if (dbg_stat("wake_walked") - walked != 2)
+		SKIP(return, "the walk found %lld alarm timers, not 2: the first fired before it",
+		     dbg_stat("wake_walked") - walked);
+	/* Woken by the second: not by the backstop. */
+	EXPECT_GT((BACKSTOP_S - 3) * 1000LL, slept_ms(&s))
+		TH_LOG("slept %lld ms: no wake-up at the 6 s alarm",
+		       slept_ms(&s));
+	/* The RTC counts seconds: it may wake up to one early. */
+	EXPECT_LE(b_arm + 5 * SEC, s.b1);
+	ASSERT_EQ(1, wait_readable(fd, 3000));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, wait_readable(fd, 3000));
+		ASSERT_EQ(1, tw_read1(fd, &ev[i]));
+		EXPECT_EQ(11 + i, ev[i].cookie);
+		EXPECT_LE(ev[i].deadline, ev[i].expired);
+		EXPECT_LE(ev[i].expired, clk_ns(CLOCK_BOOTTIME));
+	}
+	EXPECT_LE(b_arm + 300 * MS, ev[0].deadline);
+	EXPECT_LE(b_arm + 6 * SEC, ev[1].deadline);
+	close(fd);
+}
+
+/* Arm and cancel alarm timers whose deadline has passed, until killed. */
+static void past_alarm_arms(void)
+{
+	int fd = tw_open(O_NONBLOCK);
+	uint64_t id;
+
+	if (fd < 0)
+		_exit(1);
+	for (;;) {
+		if (tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM,
+			       clk_ns(CLOCK_BOOTTIME) - SEC, 0, &id))
+			_exit(2);
+		tw_cancel(fd, id);
+	}
+}
+
+TEST(suspend_past_alarm_arms)
+{
+	struct twheel_event ev;
+	uint64_t b_arm, id;
+	const char *why;
+	struct slept s;
+	int fd, status;
+	pid_t pid;
+
+	why = alarm_skip(_metadata, &fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+	b_arm = clk_ns(CLOCK_BOOTTIME);
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 6 * SEC, 13, &id));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		past_alarm_arms();
+	/* Arming, from before the walk until the freezer stops it. */
+	tw_sleep_ms(100);
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* It was still arming: not dead of an error. */
+	EXPECT_TRUE(WIFSIGNALED(status));
+	if (why)
+		SKIP(return, "%s", why);
+	EXPECT_GT((BACKSTOP_S - 3) * 1000LL, slept_ms(&s))
+		TH_LOG("slept %lld ms: no wake-up at the 6 s alarm",
+		       slept_ms(&s));
+	/* The RTC counts seconds: it may wake up to one early. */
+	EXPECT_LE(b_arm + 5 * SEC, s.b1);
+	ASSERT_EQ(1, wait_readable(fd, 3000));
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(13, ev.cookie);
+	EXPECT_LE(ev.deadline, ev.expired);
 	close(fd);
 }
 

@@ -26,6 +26,11 @@
  *				neither the CLOCK_BOOTTIME nor the MONOTONIC
  *				ones; logs the walk's duration (measured, not
  *				a pass criterion)
+ *   step_walks_files_with_timers
+ *				files that once had a CLOCK_REALTIME timer
+ *				and have none now cost a clock step nothing:
+ *				the second step after their cancels visits
+ *				only the file with one (debugfs step_files)
  *
  * Steps are small and undone by the fixture's teardown (the wall clock
  * loses no time). Needs root (CAP_SYS_TIME, CAP_SYS_ADMIN for the time
@@ -412,6 +417,51 @@ TEST_F(clk, step_rearms_clock_bound)
 	TH_LOG("measured: one step re-armed %lld of %d timers in %lld us",
 	       reb, 3 * STEP_N + 1, max_us);
 	free(a);
+}
+
+#define IDLE_FILES	512
+
+TEST_F(clk, step_walks_files_with_timers)
+{
+	uint64_t r0 = clk_ns(CLOCK_REALTIME), id;
+	long long steps0, steps, files0, files, max_us;
+	int fds[IDLE_FILES], i, w, step;
+
+	if (dbg_stat("step_files") < 0)
+		SKIP(return, TW_DBG "/stats: no step_files");
+	/* Each file once had a clock-bound timer, none has one now. */
+	for (i = 0; i < IDLE_FILES; i++) {
+		fds[i] = tw_open(O_NONBLOCK);
+		ASSERT_LE(0, fds[i]) TH_LOG("file %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, tw_arm_clk(fds[i], TWHEEL_ARM_ABS, CLOCK_REALTIME,
+					r0 + 3600 * SEC, i, &id));
+		ASSERT_EQ(1, tw_cancel(fds[i], id));
+	}
+	/* One file that has one. */
+	ASSERT_EQ(0, tw_arm_clk(self->fd, TWHEEL_ARM_ABS, CLOCK_REALTIME,
+				r0 + 3600 * SEC, 0, &id));
+	for (step = 0; step < 2; step++) {
+		steps0 = steps_settled();
+		files0 = dbg_stat("step_files");
+		tw_write_file(TW_DBG "/stats", "reset_max");
+		STEP(SEC);
+		for (w = 0; w < 200; w++) {
+			if (dbg_stat("clock_steps") > steps0)
+				break;
+			tw_sleep_ms(100);
+		}
+		steps = steps_settled() - steps0;
+		files = dbg_stat("step_files") - files0;
+		max_us = dbg_stat("clock_step_max_us");
+		TH_LOG("measured: step %d: %lld walks visited %lld files (%d idle, 1 with a timer), the longest in %lld us",
+		       step, steps, files, IDLE_FILES, max_us);
+	}
+	/* The second step: each walk only the file with a clock-bound timer. */
+	ASSERT_LE(1, steps);
+	EXPECT_EQ(steps, files);
+	EXPECT_EQ(1, tw_pending(self->fd));
+	for (i = 0; i < IDLE_FILES; i++)
+		close(fds[i]);
 }
 
 TEST_HARNESS_MAIN

@@ -4,7 +4,10 @@
  *   - use /dev/twheel within the caps (fork + setuid(1000));
  *   - per-file, per-user and global caps give ENOSPC (module parameters
  *     max_timers_per_fd, max_timers_per_user and max_timers, restored
- *     afterwards); the per-user cap holds across files, not across users;
+ *     afterwards); the per-user cap holds across files, not across users,
+ *     and a user's user namespaces share it: the timers of every uid of a
+ *     namespace count against the cap of its owner, at each level up to
+ *     the initial namespace;
  *   - TWHEEL_ARM_CPU accepts only CPUs the caller may run on (EPERM),
  *     whether its affinity or its cpuset (cgroup2) narrows them;
  *   - timers are charged to the creator's memory cgroup (cgroup2);
@@ -235,6 +238,131 @@ TEST(per_user_cap)
 	params_restore(&sp);
 	close(hold[0]);
 	close(hold[1]);
+}
+
+/* ------------------------------------------------------ user namespaces */
+
+#define NS_UIDS		4
+#define NS_BASE		100000
+
+/*
+ * In the user namespace it created (uid 1000 outside; root writes its uid
+ * map of NS_UIDS uids once @go says it exists), each of the NS_UIDS uids
+ * arms on a file of its own until an error and writes how many to @res
+ * (-1: could not open, -2: not ENOSPC), then holds its timers until @hold
+ * is closed. Exit status 0 or the failed step; 77: no user namespace.
+ */
+static int ns_uids_arm(int go, int res, int hold)
+{
+	int k, status, ret = 0;
+	long marker = 0;
+	char c;
+
+	if (setgroups(0, NULL) || setgid(1000) || setuid(1000))
+		return 30;
+	if (unshare(CLONE_NEWUSER))
+		marker = -errno;
+	if (write(res, &marker, sizeof(marker)) != sizeof(marker))
+		return 31;
+	if (marker)
+		return 77;
+	if (read(go, &c, 1) != 1)
+		return 32;
+	for (k = 0; k < NS_UIDS; k++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 33;
+		if (!pid) {
+			long n = -1, err = 0;
+			int fd;
+
+			if (setresuid(k, k, k))
+				_exit(34);
+			fd = tw_open(0);
+			if (fd >= 0)
+				n = arm_until_error(fd, 1000, &err);
+			if (n >= 0 && err != -ENOSPC)
+				n = -2;
+			if (write(res, &n, sizeof(n)) != sizeof(n))
+				_exit(35);
+			if (read(hold, &c, 1) < 0)
+				_exit(36);
+			_exit(0);
+		}
+	}
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			ret = 37;
+	return ret;
+}
+
+/* As uid 1000 itself, while its namespace's uids hold the cap: nothing. */
+static int owner_gets_none(void)
+{
+	long err, n = arm_until_error(tw_open(0), 1000, &err);
+
+	return n == 0 && err == -ENOSPC ? 0 : 40 + (n > 9 ? 9 : n);
+}
+
+TEST(per_user_cap_userns)
+{
+	int go[2], res[2], hold[2], status, k;
+	long n, sum = 0, marker;
+	struct saved_param sp;
+	char path[64], map[64];
+	pid_t pid;
+
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch to uid 1000");
+	if (params_save(&sp) || !sp.per_user[0])
+		SKIP(return, "no %s", P_USER);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	ASSERT_EQ(0, pipe(hold));
+	ASSERT_EQ(0, tw_write_file(P_USER, "30"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		close(res[0]);
+		close(hold[1]);
+		_exit(ns_uids_arm(go[0], res[1], hold[0]));
+	}
+	close(go[0]);
+	close(res[1]);
+	close(hold[0]);
+	ASSERT_EQ(sizeof(marker), read(res[0], &marker, sizeof(marker)));
+	if (marker) {
+		waitpid(pid, &status, 0);
+		params_restore(&sp);
+		SKIP(return, "uid 1000 cannot create a user namespace: %s",
+		     strerror(-marker));
+	}
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	snprintf(map, sizeof(map), "0 %d %d\n", NS_BASE, NS_UIDS);
+	ASSERT_EQ(0, tw_write_file(path, map));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	for (k = 0; k < NS_UIDS; k++) {
+		ASSERT_EQ(sizeof(n), read(res[0], &n, sizeof(n)));
+		EXPECT_LE(0, n);
+		sum += n;
+	}
+	/* NS_UIDS uids of uid 1000's namespace: one cap, not NS_UIDS. */
+	EXPECT_EQ(30, sum)
+		TH_LOG("%d uids of one user namespace armed %ld timers under a per-user cap of 30",
+		       NS_UIDS, sum);
+	/* And uid 1000 itself, the namespace's owner, shares it. */
+	EXPECT_EQ(0, as_uid(1000, owner_gets_none, -1));
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	params_restore(&sp);
+	close(go[1]);
+	close(res[0]);
+	printf("# per-user cap 30: %d uids of one user namespace armed %ld\n",
+	       NS_UIDS, sum);
 }
 
 /* As uid 1000, allowed to run on CPU 0 only: CPU 1 is EPERM, 0 is not. */

@@ -13,6 +13,16 @@
  * free there shows as a KASAN report or an oops in the kernel log (make
  * check fails on either).
  *
+ * unload_with_every_kind_armed: each cycle arms on several files timers of
+ * every kind (ABI 1 one-shot and periodic on every CPU, CLOCK_REALTIME and
+ * CLOCK_BOOTTIME, cancel-on-set, both alarm clocks, a ring table whose
+ * periodic slots overflow its ring into the backlog), lets them fire for a
+ * few ticks, steps CLOCK_REALTIME (a clock step's irq_work and work item
+ * then run), closes the files and removes the module at once: what close
+ * leaves running (callbacks, runners catching up, the step work, the
+ * wake-up alarms, which an alarm timer due right then has just fired) must
+ * be gone before the module's memory is.
+ *
  * It needs the module file (TW_KO, default /lib/modules/twheel/twheel.ko)
  * and the module not in use by another module (twheel_kunit holds it: the
  * guest then runs this program again after unloading the modules). The
@@ -23,7 +33,13 @@
 #include <sys/syscall.h>
 
 #include "twheel_hard.h"
+#include "twheel_ring.h"
 #include "kselftest_harness.h"
+
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
 
 #define TW_KO_DEFAULT	"/lib/modules/twheel/twheel.ko"
 #define CYCLES		10
@@ -119,6 +135,151 @@ TEST_F_TIMEOUT(slow, unload_with_ipis_in_flight, 240)
 	close(kofd);
 	ksft_print_msg("unload cycles: %d, arms on every CPU: %lu\n", CYCLES,
 		       arms);
+}
+
+#define KIND_FILES	4
+#define KIND_N		64
+#define RING_SLOTS	128
+#define RING_ENTRIES	16
+
+/* Arm KIND_N timers of each ABI-1 kind on @fd: the count armed, or -errno. */
+static long arm_every_kind(int fd, const cpu_set_t *set, uint64_t tick)
+{
+	static const int clocks[] = {
+		CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
+		CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
+	};
+	struct twheel_batch b = { .size = sizeof(b) };
+	unsigned int nc = TW_ARRAY_SIZE(clocks);
+	struct twheel_arm *a = calloc(nc * KIND_N, sizeof(*a));
+	unsigned int i, k;
+	int cpu = 0;
+	long r;
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < nc * KIND_N; i++) {
+		k = i % KIND_N;
+		a[i].size = sizeof(a[i]);
+		a[i].clockid = clocks[i / KIND_N];
+		/* Due over the next few ticks, some periodic, some far. */
+		a[i].expires = (k % 4 == 3) ? 3600 * 1000 * MS :
+			       (1 + k % 32) * tick;
+		a[i].period = (k % 4 == 1) ? tick : 0;
+		if (k % 8 == 2 && a[i].clockid == CLOCK_REALTIME)
+			a[i].flags |= TWHEEL_ARM_CANCEL_ON_SET |
+				      TWHEEL_ARM_ABS;
+		if (a[i].flags & TWHEEL_ARM_ABS) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			a[i].expires += ts.tv_sec * 1000 * MS + ts.tv_nsec;
+		}
+		while (!CPU_ISSET(cpu, set))
+			cpu = (cpu + 1) % CPU_SETSIZE;
+		a[i].flags |= TWHEEL_ARM_CPU;
+		a[i].cpu = cpu;
+		cpu = (cpu + 1) % CPU_SETSIZE;
+	}
+	b.count = nc * KIND_N;
+	b.entry_size = sizeof(a[0]);
+	b.entries = (uintptr_t)a;
+	r = tw_ioctl(fd, TWHEEL_IOC_ARM_BATCH, &b);
+	free(a);
+	return r;
+}
+
+/* Arm every slot of a small ring on @fd, periodic: 0 or -errno. */
+static long arm_ring(int fd, struct tw_uring *ring, uint64_t tick)
+{
+	struct twheel_sqe q[RING_SLOTS];
+	uint32_t i, done;
+	long r;
+
+	r = tw_ring_setup(fd, RING_SLOTS, RING_ENTRIES, ring);
+	if (r)
+		return r;
+	for (i = 0; i < RING_SLOTS; i++)
+		q[i] = tw_sqe(TWHEEL_OP_ARM, i, 0, (1 + i % 16) * tick,
+			      i % 2 ? 8 * tick : 0, i);
+	r = tw_submit(fd, q, RING_SLOTS, &done);
+	return r < 0 ? r : 0;
+}
+
+/* CLOCK_REALTIME set to itself: a clock set for every notifier. */
+static int step_realtime_nothing(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) ||
+	    clock_settime(CLOCK_REALTIME, &ts))
+		return -errno;
+	return 0;
+}
+
+TEST_F_TIMEOUT(slow, unload_with_every_kind_armed, 300)
+{
+	const char *ko = getenv("TW_KO") ?: TW_KO_DEFAULT;
+	bool was_loaded = module_loaded();
+	struct twheel_info info = { .size = sizeof(info) };
+	struct tw_uring ring[KIND_FILES];
+	int kofd, cycle, i, fd[KIND_FILES];
+	unsigned long armed = 0;
+	bool have_ring = false;
+	cpu_set_t set;
+	long r;
+
+	if (geteuid())
+		SKIP(return, "needs root (alarm clocks, clock_settime)");
+	if (sched_getaffinity(0, sizeof(set), &set))
+		SKIP(return, "sched_getaffinity: %s", strerror(errno));
+	kofd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (kofd < 0)
+		SKIP(return, "%s: %s", ko, strerror(errno));
+	if (was_loaded && tw_read_ll("/sys/module/twheel/refcnt") != 0)
+		SKIP(close(kofd); return,
+		     "twheel is in use (twheel_kunit holds it): run after unloading that");
+	for (cycle = 0; cycle < CYCLES; cycle++) {
+		if (cycle || !was_loaded)
+			ASSERT_EQ(0, load(kofd)) TH_LOG("cycle %d: load", cycle);
+		for (i = 0; i < KIND_FILES; i++) {
+			fd[i] = i ? tw_open(0) : open_dev();
+			ASSERT_LE(0, fd[i]) TH_LOG("cycle %d: %s: %s", cycle,
+						   TW_DEV, strerror(errno));
+		}
+		ASSERT_EQ(0, tw_info(fd[0], &info));
+		for (i = 0; i < KIND_FILES; i++) {
+			memset(&ring[i], 0, sizeof(ring[i]));
+			if (i % 2) {
+				r = arm_ring(fd[i], &ring[i], info.tick_ns);
+				/* A module without the ring ABI. */
+				if (r == -ENOTTY || r == -EINVAL)
+					continue;
+				ASSERT_EQ(0, r) TH_LOG("cycle %d: ring: %s",
+						       cycle, strerror(-r));
+				have_ring = true;
+				armed += RING_SLOTS;
+				continue;
+			}
+			r = arm_every_kind(fd[i], &set, info.tick_ns);
+			ASSERT_EQ(5 * KIND_N, r) TH_LOG("cycle %d: arm: %s",
+							cycle, strerror(errno));
+			armed += r;
+		}
+		/* Expiries, catch-up and periodic re-arms under way. */
+		tw_sleep_ms(cycle % 4 * 5);
+		ASSERT_EQ(0, step_realtime_nothing());
+		for (i = 0; i < KIND_FILES; i++) {
+			tw_ring_unmap(&ring[i]);
+			close(fd[i]);
+		}
+		ASSERT_EQ(0, unload()) TH_LOG("cycle %d: unload", cycle);
+	}
+	if (was_loaded)
+		EXPECT_EQ(0, load(kofd));
+	close(kofd);
+	ksft_print_msg("unload cycles with every kind armed: %d, timers %lu, ring %s\n",
+		       CYCLES, armed, have_ring ? "yes" : "no");
 }
 
 TEST_HARNESS_MAIN

@@ -8,10 +8,21 @@
  * Per user, as epoll's max_user_watches and inotify's max_user_watches:
  * every file is charged to the user who opened it (the real uid of the
  * opener, as epoll charges the creator of an instance), so opening more
- * files does not lift the cap. A struct twheel_user exists while that user
- * has files open; users are found at open() in a small hash table under a
+ * files does not lift the cap. And as inotify and epoll charge their
+ * ucounts, up the user-namespace hierarchy: a user is a (user namespace,
+ * kuid) pair, and the user of a uid in a namespace other than the initial
+ * one has a parent, the namespace's owner in the parent namespace. A
+ * charge counts at every level up to the initial namespace, each against
+ * max_timers_per_user, so that all the uids of a rootless container (its
+ * subordinate range) share the cap of the user who created it. (The
+ * kernel's ucounts are not exported to modules; this is the same walk.)
+ *
+ * A struct twheel_user exists while that user has files open or a child
+ * user that has; users are found at open() in a small hash table under a
  * mutex (process context, open and release only), and the count itself is
- * an atomic in the struct, touched once per arm, cancel or table.
+ * an atomic per level, touched once per level per arm, cancel or table.
+ * The namespaces stay while the files are open: each file holds its
+ * opener's credentials, those the namespace, and a namespace its parent.
  */
 #include <linux/atomic.h>
 #include <linux/cred.h>
@@ -24,6 +35,7 @@
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "dev_file.h"
 #include "stats.h"
@@ -46,13 +58,19 @@ MODULE_PARM_DESC(max_timers_per_user,
 /**
  * struct twheel_user - the timers of one user's open files
  * @node:	in twheel_users
+ * @ns:		the user namespace of @uid
  * @uid:	the user
- * @ref:	open files of the user, under twheel_users_lock
- * @nr:		timers and table slots charged, against max_timers_per_user
+ * @parent:	the owner of @ns in its parent namespace; NULL in the
+ *		initial one. Holds a reference on it.
+ * @ref:	open files of the user and children, under twheel_users_lock
+ * @nr:		timers and table slots charged at this level, against
+ *		max_timers_per_user
  */
 struct twheel_user {
 	struct hlist_node	node;
+	struct user_namespace	*ns;
 	kuid_t			uid;
+	struct twheel_user	*parent;
 	unsigned long		ref;
 	atomic_long_t		nr;
 };
@@ -71,35 +89,75 @@ unsigned long twheel_dev_max_per_user(void)
 	return READ_ONCE(max_timers_per_user);
 }
 
+static unsigned long twheel_user_key(struct user_namespace *ns, kuid_t uid)
+{
+	return (unsigned long)ns ^ __kuid_val(uid);
+}
+
+/* Users lock held: drop a reference on @u, and on its parents if freed. */
+static void twheel_user_unref(struct twheel_user *u)
+{
+	struct twheel_user *parent;
+
+	while (u && !--u->ref) {
+		WARN_ON_ONCE(atomic_long_read(&u->nr));
+		parent = u->parent;
+		hash_del(&u->node);
+		kfree(u);
+		u = parent;
+	}
+}
+
 /**
  * twheel_user_get() - the count of the calling user, for a file it opens
+ *
+ * The user and, if it is new, its parents up to the initial namespace.
  *
  * Context: process context; sleeps.
  * Return: the user's count, with a reference for the file, or NULL (ENOMEM).
  */
 struct twheel_user *twheel_user_get(void)
 {
+	struct user_namespace *ns = current_user_ns();
+	struct twheel_user *u, *leaf = NULL, *child = NULL;
 	kuid_t uid = current_uid();
-	u32 key = from_kuid(&init_user_ns, uid);
-	struct twheel_user *u;
+	unsigned long key;
 
 	mutex_lock(&twheel_users_lock);
-	hash_for_each_possible(twheel_users, u, node, key) {
-		if (uid_eq(u->uid, uid)) {
+	for (;;) {
+		key = twheel_user_key(ns, uid);
+		hash_for_each_possible(twheel_users, u, node, key)
+			if (u->ns == ns && uid_eq(u->uid, uid))
+				break;
+		if (u) {
+			/* It holds its parents already. */
 			u->ref++;
-			goto out;
+		} else {
+			u = kzalloc(sizeof(*u), GFP_KERNEL);
+			if (!u)
+				break;
+			u->ns = ns;
+			u->uid = uid;
+			u->ref = 1;
+			atomic_long_set(&u->nr, 0);
+			hash_add(twheel_users, &u->node, key);
 		}
+		if (child)
+			child->parent = u;
+		else
+			leaf = u;
+		if (u->ref > 1 || ns == &init_user_ns)
+			goto out;
+		child = u;
+		uid = ns->owner;
+		ns = ns->parent;
 	}
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	if (u) {
-		u->uid = uid;
-		u->ref = 1;
-		atomic_long_set(&u->nr, 0);
-		hash_add(twheel_users, &u->node, key);
-	}
+	/* No memory: give back what the chain took so far. */
+	twheel_user_unref(leaf);
+	leaf = NULL;
 out:
 	mutex_unlock(&twheel_users_lock);
-	return u;
+	return leaf;
 }
 
 /**
@@ -111,20 +169,36 @@ out:
 void twheel_user_put(struct twheel_user *u)
 {
 	mutex_lock(&twheel_users_lock);
-	if (!--u->ref) {
-		WARN_ON_ONCE(atomic_long_read(&u->nr));
-		hash_del(&u->node);
-		kfree(u);
-	}
+	twheel_user_unref(u);
 	mutex_unlock(&twheel_users_lock);
 }
 
-/* Charge @n to @u against max_timers_per_user. */
+/* Uncharge @n from @u and its parents. */
+static void twheel_user_uncharge(struct twheel_user *u, unsigned long n)
+{
+	for (; u; u = u->parent)
+		atomic_long_sub(n, &u->nr);
+}
+
+/*
+ * Charge @n to @u and its parents, each against max_timers_per_user: all
+ * or nothing.
+ */
 static bool twheel_user_charge(struct twheel_user *u, unsigned long n)
 {
-	if (atomic_long_add_return(n, &u->nr) <= twheel_dev_max_per_user())
-		return true;
-	atomic_long_sub(n, &u->nr);
+	unsigned long max = twheel_dev_max_per_user();
+	struct twheel_user *iter, *undo;
+
+	for (iter = u; iter; iter = iter->parent) {
+		if (atomic_long_add_return(n, &iter->nr) > max)
+			goto over;
+	}
+	return true;
+
+over:
+	for (undo = u; undo != iter; undo = undo->parent)
+		atomic_long_sub(n, &undo->nr);
+	atomic_long_sub(n, &iter->nr);
 	return false;
 }
 
@@ -180,7 +254,7 @@ int twheel_charge(struct twheel_file *f)
 
 reject_total:
 	percpu_counter_dec(&twheel_dev_nr);
-	atomic_long_dec(&f->user->nr);
+	twheel_user_uncharge(f->user, 1);
 reject_file:
 	atomic_long_dec(&f->nr);
 	twheel_stat_inc(rejected);
@@ -195,7 +269,7 @@ reject_file:
 void twheel_uncharge(struct twheel_file *f, unsigned long n)
 {
 	atomic_long_sub(n, &f->nr);
-	atomic_long_sub(n, &f->user->nr);
+	twheel_user_uncharge(f->user, n);
 	percpu_counter_sub(&twheel_dev_nr, n);
 }
 
@@ -216,7 +290,7 @@ int twheel_dev_reserve(struct twheel_file *f, unsigned long n)
 	percpu_counter_add(&twheel_dev_nr, n);
 	if (percpu_counter_compare(&twheel_dev_nr, max_total) > 0) {
 		percpu_counter_sub(&twheel_dev_nr, n);
-		atomic_long_sub(n, &f->user->nr);
+		twheel_user_uncharge(f->user, n);
 		goto reject;
 	}
 	return 0;
@@ -233,7 +307,7 @@ reject:
  */
 void twheel_dev_unreserve(struct twheel_file *f, unsigned long n)
 {
-	atomic_long_sub(n, &f->user->nr);
+	twheel_user_uncharge(f->user, n);
 	percpu_counter_sub(&twheel_dev_nr, n);
 }
 

@@ -63,12 +63,15 @@
  * while queued), one list per clock. A clock step (dev_step.c: the
  * timekeeping notifier with was_set, then irq_work, then a work item)
  * re-arms the timers on the lists of the clocks whose offset moved, in the
- * files that ever had one, TWHEEL_STEP_CHUNK timers per hold of the file
- * lock: O(timers on the clocks that moved), nothing for the others (a
- * CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone).
+ * files that have clock-bound timers (a file goes on dev_step.c's list when
+ * it binds one, and a walk takes it off when it has none left),
+ * TWHEEL_STEP_CHUNK timers per hold of the file lock: O(timers on the
+ * clocks that moved), nothing for the others (a CLOCK_REALTIME step leaves
+ * the CLOCK_BOOTTIME timers alone), nothing for idle files.
  * Cancel-on-set timers keep the CLOCK_REALTIME offset they were armed with
  * in @expired (unused while armed) and end with a canceled event when it
- * changed. Lock order: twheel_step_mutex -> file lock -> base lock.
+ * changed. Lock order: twheel_step_mutex -> file lock -> base lock, and
+ * file lock -> twheel_step_lock.
  *
  * Alarms
  * ------
@@ -80,13 +83,17 @@
  * kinds of list. In addition, suspend
  * must end by its deadline: dev_wake.c keeps one struct alarm per alarm
  * clock for the module (two in all, whatever the number of timers), never
- * later than the earliest armed alarm timer. An arm updates it in O(1), and
- * only if it makes it earlier; cancels, modifies and expiries do not
- * touch it (it may be early: a spurious wake, harmless). At
- * PM_SUSPEND_PREPARE dev_step.c walks the @alarms lists of the files
- * (O(armed alarm timers), each file's under its lock in one hold) and sets
- * the struct alarms exactly; after the wake, resume is a step of
- * CLOCK_BOOTTIME and CLOCK_REALTIME, which fires what is due. Lock order:
+ * later than the earliest armed alarm timer not due yet, and never armed
+ * for a time that has passed. An arm updates it in O(1), and only if it
+ * makes it earlier; cancels, modifies and expiries do not touch it (it may
+ * be early: a spurious wake, harmless). At PM_SUSPEND_PREPARE dev_step.c
+ * walks the @alarms lists of the files (O(armed alarm timers), each file's
+ * under its lock in one hold), delivers the alarm timers already due whose
+ * expiry has not run and sets the struct alarms exactly at the earliest
+ * other one; if one expires before the system sleeps, the suspend is
+ * aborted (pm_system_wakeup()) and the walk runs again. After the wake,
+ * resume is a step of CLOCK_BOOTTIME and CLOCK_REALTIME, which fires what
+ * is due. Lock order:
  * twheel_step_mutex -> file lock -> twheel_wake_lock -> alarmtimer base
  * lock. Alarm clocks need CAP_WAKE_ALARM, as for timerfd.
  */
@@ -108,6 +115,7 @@ struct file;
 struct twheel_query;
 struct twheel_table;
 struct twheel_user;
+struct work_struct;
 
 /* Ids are stored in 55 bits of struct twheel_utimer ("Table"). */
 #define TWHEEL_ID_BITS		55
@@ -163,8 +171,9 @@ enum twheel_uclock {
  *		but alarm timers; per clock (twheel_utimer_list())
  * @alarms:	alarm timers armed and not queued (see "Alarms"), per clock
  * @step_link:	link in dev_step.c's list of files with clock-bound
- *		timers, under twheel_step_mutex
- * @stepped:	on that list (set once, under twheel_step_mutex)
+ *		timers, or in a walk's (dev_step.c)
+ * @stepped:	on one of those (changes under the file lock and
+ *		twheel_step_lock)
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -257,6 +266,7 @@ static inline u64 twheel_deadline_after(u64 now, u64 delta)
 int twheel_step_init(void);
 void twheel_step_exit(void);
 void twheel_step_add_file(struct twheel_file *f);
+void twheel_step_note(struct twheel_file *f);
 void twheel_step_del_file(struct twheel_file *f);
 
 /* dev_read.c */
@@ -301,7 +311,8 @@ static inline unsigned int twheel_wake_index(unsigned int clock)
 void twheel_wake_note(unsigned int clock, u64 own);
 void twheel_wake_walk_begin(void);
 void twheel_wake_set(const u64 *min);
-void twheel_wake_init(void);
+void twheel_wake_suspending(bool on);
+void twheel_wake_init(struct work_struct *rewalk);
 void twheel_wake_exit(void);
 
 /* dev_clock.c */

@@ -11,38 +11,86 @@
  * the clock pass was_set. The notifier then queues an irq_work, whose
  * function queues twheel_step_work: nothing else runs under that lock. The
  * notifier also counts the sets. The work compares the offsets with the
- * last ones it saw and walks, in the files that ever had a clock-bound
- * timer and then among the in-kernel clock timers (api_clock.c,
+ * last ones it saw and walks, in the files that have clock-bound timers
+ * and then among the in-kernel clock timers (api_clock.c,
  * twheel_clock_step()), the timers of the clocks whose offset moved. When
  * none moved but a set came since its last walk (two steps that cancel
  * out before the work runs: the timers armed between them have an offset
  * that is neither), it walks the timers of both clocks. A set that
  * changed nothing (the notifier's registration) costs such a walk too.
  *
- * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked
- * and the wake-ups of dev_wake.c set at the earliest of them (dev_file.h,
- * "Alarms"); before tasks are frozen, so in process context, and cost
- * O(armed alarm timers) once per suspend (debugfs wake_walk_max_us).
+ * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked,
+ * the due ones delivered and the wake-ups of dev_wake.c set at the
+ * earliest of the others (dev_file.h, "Alarms"); before tasks are frozen,
+ * so in process context, and cost O(armed alarm timers) once per suspend
+ * (debugfs wake_walk_max_us). The walk runs again, from a work item, if a
+ * wake-up expires before the system sleeps (dev_wake.c).
+ *
+ * The files: a file goes on twheel_step_files when it binds a clock-bound
+ * timer (twheel_step_note(), under its lock) and a walk takes it off when
+ * it has none left, so that a walk visits the files that have clock-bound
+ * timers (each charged against the caps), not every file that ever had
+ * one (debugfs step_files). A walk moves the list aside under
+ * twheel_step_lock and puts back each file that still has some; files
+ * bound meanwhile go on the list again and wait for the next walk, which
+ * the change that bound them does not need (they use the new offsets
+ * already). Walks are serialised by twheel_step_mutex, which release also
+ * takes, so the file a walk holds stays.
  */
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/suspend.h>
 #include <linux/pvclock_gtod.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "api_clock.h"
 #include "dev_file.h"
 #include "stats.h"
 
-/* Protects twheel_step_files and the offsets seen last. */
+/* One walk at a time, the offsets seen last; release waits for the walk. */
 static DEFINE_MUTEX(twheel_step_mutex);
+/* twheel_step_files, and twheel_file.stepped with the file lock. */
+static DEFINE_SPINLOCK(twheel_step_lock);
 static LIST_HEAD(twheel_step_files);
 static s64 twheel_step_real;
 static s64 twheel_step_boot;
 static unsigned int twheel_step_seen;	/* twheel_step_sets at the last walk */
 static atomic_t twheel_step_sets;	/* clock sets notified */
+
+/*
+ * Step mutex held: take the files with clock-bound timers off the list,
+ * onto @walk, for one walk.
+ */
+static void twheel_step_take(struct list_head *walk)
+{
+	spin_lock(&twheel_step_lock);
+	list_splice_init(&twheel_step_files, walk);
+	spin_unlock(&twheel_step_lock);
+}
+
+/* @f was walked: back on the list if it has clock-bound timers left. */
+static void twheel_step_put_back(struct twheel_file *f)
+{
+	unsigned int i;
+	bool any = false;
+
+	spin_lock(&f->lock);
+	for (i = 0; i < TWHEEL_UCLK_BOUND; i++)
+		any |= !list_empty(&f->clocked[i]) || !list_empty(&f->alarms[i]);
+	spin_lock(&twheel_step_lock);
+	if (any) {
+		list_move_tail(&f->step_link, &twheel_step_files);
+	} else {
+		list_del_init(&f->step_link);
+		WRITE_ONCE(f->stepped, false);
+	}
+	spin_unlock(&twheel_step_lock);
+	spin_unlock(&f->lock);
+}
 
 static void twheel_step_work_fn(struct work_struct *work)
 {
@@ -51,8 +99,10 @@ static void twheel_step_work_fn(struct work_struct *work)
 	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	unsigned int clocks = 0;
+	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
+	LIST_HEAD(walk);
 	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
@@ -67,10 +117,16 @@ static void twheel_step_work_fn(struct work_struct *work)
 		twheel_step_real = real;
 		twheel_step_boot = boot;
 		twheel_step_seen = sets;
-		list_for_each_entry(f, &twheel_step_files, step_link) {
+		twheel_step_take(&walk);
+		while (!list_empty(&walk)) {
+			f = list_first_entry(&walk, struct twheel_file,
+					     step_link);
 			n += twheel_file_clock_step(f, clocks);
+			twheel_step_put_back(f);
+			files++;
 			cond_resched();
 		}
+		twheel_stat_add(step_files, files);
 		n += twheel_clock_step(clocks);
 		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
 				ktime_get_ns() - t0);
@@ -104,21 +160,31 @@ static struct notifier_block twheel_step_nb = {
 	.notifier_call = twheel_step_notify,
 };
 
-/* Put the wake-ups of the alarm clocks at the earliest alarm timers. */
+/*
+ * Deliver the due alarm timers and put the wake-ups of the alarm clocks at
+ * the earliest of the others.
+ */
 static void twheel_step_wake_walk(void)
 {
 	u64 min[TWHEEL_WAKE_CLOCKS] = { KTIME_MAX, KTIME_MAX };
+	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
+	LIST_HEAD(walk);
 	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
 	t0 = ktime_get_ns();
 	twheel_wake_walk_begin();
-	list_for_each_entry(f, &twheel_step_files, step_link) {
+	twheel_step_take(&walk);
+	while (!list_empty(&walk)) {
+		f = list_first_entry(&walk, struct twheel_file, step_link);
 		n += twheel_file_alarm_min(f, min);
+		twheel_step_put_back(f);
+		files++;
 		cond_resched();
 	}
+	twheel_stat_add(step_files, files);
 	twheel_wake_set(min);
 	twheel_stat_max(raw_cpu_ptr(&twheel_stats.wake_walk_max_ns),
 			ktime_get_ns() - t0);
@@ -127,12 +193,26 @@ static void twheel_step_wake_walk(void)
 	mutex_unlock(&twheel_step_mutex);
 }
 
-/* Process context, before the freezer. */
+static void twheel_step_rewalk_fn(struct work_struct *work)
+{
+	twheel_step_wake_walk();
+}
+
+static DECLARE_WORK(twheel_step_rewalk, twheel_step_rewalk_fn);
+
+/* Process context, before the freezer and after the thaw. */
 static int twheel_step_pm_notify(struct notifier_block *nb,
 				 unsigned long action, void *data)
 {
-	if (action == PM_SUSPEND_PREPARE)
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+		twheel_wake_suspending(true);
 		twheel_step_wake_walk();
+		break;
+	case PM_POST_SUSPEND:
+		twheel_wake_suspending(false);
+		break;
+	}
 	return NOTIFY_DONE;
 }
 
@@ -141,28 +221,45 @@ static struct notifier_block twheel_step_pm_nb = {
 };
 
 /**
+ * twheel_step_note() - @f binds a clock-bound timer: let walks find it
+ * @f:	the file, its lock held
+ *
+ * O(1); a walk takes @f off the list again once it has none.
+ */
+void twheel_step_note(struct twheel_file *f)
+{
+	lockdep_assert_held(&f->lock);
+	if (f->stepped)
+		return;
+	spin_lock(&twheel_step_lock);
+	list_add_tail(&f->step_link, &twheel_step_files);
+	WRITE_ONCE(f->stepped, true);
+	spin_unlock(&twheel_step_lock);
+}
+
+/**
  * twheel_step_add_file() - let clock steps find @f's clock-bound timers
  * @f:	a file about to arm a clock-bound timer
  *
- * Once per file; twheel_step_del_file() at release.
+ * Not needed (twheel_step_note() at bind does it), but harmless: a walk
+ * takes the file off again if the arm fails.
  *
- * Context: process context, may sleep; file lock not held.
+ * Context: process context; file lock not held.
  */
 void twheel_step_add_file(struct twheel_file *f)
 {
 	if (READ_ONCE(f->stepped))
 		return;
-	mutex_lock(&twheel_step_mutex);
-	if (!f->stepped) {
-		list_add_tail(&f->step_link, &twheel_step_files);
-		WRITE_ONCE(f->stepped, true);
-	}
-	mutex_unlock(&twheel_step_mutex);
+	spin_lock(&f->lock);
+	twheel_step_note(f);
+	spin_unlock(&f->lock);
 }
 
 /**
  * twheel_step_del_file() - forget @f, before its timers are released
  * @f:	a file being released
+ *
+ * Waits for a walk that holds @f.
  *
  * Context: process context, may sleep.
  */
@@ -171,7 +268,10 @@ void twheel_step_del_file(struct twheel_file *f)
 	if (!READ_ONCE(f->stepped))
 		return;
 	mutex_lock(&twheel_step_mutex);
+	spin_lock(&twheel_step_lock);
 	list_del_init(&f->step_link);
+	WRITE_ONCE(f->stepped, false);
+	spin_unlock(&twheel_step_lock);
 	mutex_unlock(&twheel_step_mutex);
 }
 
@@ -188,7 +288,7 @@ int twheel_step_init(void)
 	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	twheel_step_seen = atomic_read(&twheel_step_sets);
 	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
-	twheel_wake_init();
+	twheel_wake_init(&twheel_step_rewalk);
 	ret = register_pm_notifier(&twheel_step_pm_nb);
 	if (ret)
 		return ret;
@@ -210,4 +310,6 @@ void twheel_step_exit(void)
 	cancel_work_sync(&twheel_step_work);
 	unregister_pm_notifier(&twheel_step_pm_nb);
 	twheel_wake_exit();
+	/* Queued by a wake-up's expiry during a suspend. */
+	cancel_work_sync(&twheel_step_rewalk);
 }

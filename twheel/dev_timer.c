@@ -20,6 +20,7 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 #include "dev_utimer.h"
+#include "testhooks.h"
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
 #define TWHEEL_STEP_CHUNK	64
@@ -312,25 +313,43 @@ unsigned long twheel_file_clock_step(struct twheel_file *f,
  * twheel_file_alarm_min() - the earliest armed alarm timers of a file
  * @f:		a file that had clock-bound timers
  * @min:	in/out, per alarm clock (twheel_wake_index()): lowered to the
- *		deadline of @f's earliest armed alarm timer on that clock
+ *		deadline of @f's earliest armed alarm timer on that clock that
+ *		is not due yet
  *
- * One hold of the file lock, O(armed alarm timers of @f).
+ * An alarm timer already due whose expiry has not run yet (a tick or a
+ * runner behind) is delivered here, as its callback would: the wake-up
+ * from suspend must not be armed for a deadline that has passed (dev_wake.c),
+ * and the event is readable before the system sleeps. One hold of the file
+ * lock, O(armed alarm timers of @f).
  *
  * Context: process context (dev_step.c, before suspend).
  * Return: the number of alarm timers walked.
  */
 unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 {
-	struct twheel_utimer *ut;
+	struct twheel_utimer *ut, *tmp;
 	unsigned long n = 0;
 	unsigned int c, i;
+	u64 now;
 
 	spin_lock(&f->lock);
+	/* Test builds: let the alarm timers of @f come due, undelivered. */
+	twheel_hook(TWHEEL_HOOK_wake_walk_file);
 	for (c = 0; c < TWHEEL_UCLK_BOUND; c++) {
-		list_for_each_entry(ut, &f->alarms[c], link) {
+		if (list_empty(&f->alarms[c]))
+			continue;
+		now = twheel_uclock_now(TWHEEL_UCLK_BOOT + c);
+		list_for_each_entry_safe(ut, tmp, &f->alarms[c], link) {
+			n++;
+			if (ut->deadline <= now) {
+				/* Its callback, if running, finds it queued. */
+				twheel_cancel(&ut->timer);
+				if (!twheel_utimer_was_set(f, ut))
+					twheel_utimer_queue(f, ut, now);
+				continue;
+			}
 			i = twheel_wake_index(ut->clock);
 			min[i] = min(min[i], ut->deadline);
-			n++;
 		}
 	}
 	spin_unlock(&f->lock);

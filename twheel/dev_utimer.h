@@ -109,6 +109,7 @@ static inline void twheel_utimer_bind(struct twheel_file *f,
 		return;
 	}
 	list_move_tail(&ut->link, twheel_utimer_list(f, ut));
+	twheel_step_note(f);
 	if (ut->alarm)
 		twheel_wake_note(ut->clock, ut->deadline);
 }

@@ -7,12 +7,26 @@
  * An alarm timer is an ordinary clock-bound timer of the wheel. What makes it
  * an alarm is that suspend must end by its deadline: for that there is one
  * struct alarm per alarm clock, for the whole module, kept no later than the
- * earliest armed alarm timer of that clock. The alarmtimer core programs the
- * RTC for the earliest struct alarm of the system when it suspends. The
- * struct alarm's own expiry does nothing (twheel_alarm_nop(), run in hrtimer
- * context: hard interrupt, a softirq thread on PREEMPT_RT; it takes no
- * lock): after a wake, the resume is a clock step (dev_step.c), which
- * re-arms the clock-bound timers and fires the due ones at once.
+ * earliest armed alarm timer of that clock that is not due yet. The
+ * alarmtimer core programs the RTC for the earliest struct alarm of the
+ * system when it suspends (and refuses to suspend, -EBUSY, when that is
+ * less than 2 s away). After a wake, the resume is a clock step
+ * (dev_step.c), which re-arms the clock-bound timers and fires the due ones
+ * at once.
+ *
+ * The struct alarm is never armed for a deadline that has passed: its expiry
+ * would come before the suspend and take it off the alarmtimer queue, and
+ * nothing would then wake the system for the next alarm timer. An alarm
+ * timer that is already due is the wheel's to deliver, within a tick (the
+ * walk before suspend delivers it itself). Outside a suspend the struct
+ * alarm's expiry does nothing. Between PM_SUSPEND_PREPARE and
+ * PM_POST_SUSPEND, and before the system slept (CLOCK_BOOTTIME's offset
+ * has not moved), it means that an alarm timer came due before the sleep:
+ * twheel_wake_fired() (hrtimer context: hard interrupt, a softirq
+ * thread on PREEMPT_RT; it takes no lock) aborts the suspend with
+ * pm_system_wakeup(), as a wake-up event would, and queues a new walk (in
+ * case the abort came before the freezer, which clears it), which delivers
+ * that timer and moves the struct alarm to the next one.
  *
  * Arming an alarm timer calls twheel_wake_note(): O(1), it moves the struct
  * alarm only when the new deadline is earlier than the one it holds, or when
@@ -22,8 +36,8 @@
  * twheel_wake_set() puts it back at the exact earliest one (or cancels it).
  * Arms that race with the walk are folded in by twheel_wake_walk_begin(),
  * so none is lost. A stale, early wake can thus only come from an alarm
- * timer cancelled between that walk and the suspend: it costs one spurious
- * resume, which is harmless.
+ * timer cancelled between that walk and the suspend: it costs one aborted
+ * suspend or a spurious resume.
  *
  * Locking: twheel_wake_lock, a spinlock_t, is taken in process context only
  * (under a file lock by twheel_wake_note(): file lock -> wake lock -> the
@@ -33,6 +47,8 @@
 #include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/spinlock.h>
+#include <linux/suspend.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "dev_file.h"
@@ -53,16 +69,67 @@ struct twheel_wake {
 static DEFINE_SPINLOCK(twheel_wake_lock);
 static struct twheel_wake twheel_wakes[TWHEEL_WAKE_CLOCKS];
 static bool twheel_wake_walking;
+/* Between PM_SUSPEND_PREPARE and PM_POST_SUSPEND. */
+static bool twheel_wake_in_suspend;
+/*
+ * CLOCK_BOOTTIME's offset at PM_SUSPEND_PREPARE: resume moves it by the
+ * time asleep, so an expiry that finds it moved comes after the sleep.
+ */
+static s64 twheel_wake_boot_offs;
+/* Module exit began: nothing arms the alarms or queues a walk any more. */
+static bool twheel_wake_dead;
+/* dev_step.c's walk of the alarm timers, queued from twheel_wake_fired(). */
+static struct work_struct *twheel_wake_rewalk;
 
-/* Wake lock held: arm @w's alarm for @at, or stop it for KTIME_MAX. */
-static void twheel_wake_arm(struct twheel_wake *w, u64 at)
+/*
+ * An alarm timer came due (the struct alarm expired, or was to be armed in
+ * the past): if a suspend is under way and the system has not slept yet,
+ * abort it and walk again. The expiry that follows a wake by the alarm,
+ * during resume, is not one: the resume's clock step fires what is due.
+ */
+static void twheel_wake_due(void)
+{
+	if (!READ_ONCE(twheel_wake_in_suspend) || READ_ONCE(twheel_wake_dead))
+		return;
+	if (twheel_uclock_offs(TWHEEL_UCLK_BOOT) !=
+	    READ_ONCE(twheel_wake_boot_offs))
+		return;
+	pm_system_wakeup();
+	queue_work(system_unbound_wq, twheel_wake_rewalk);
+}
+
+#ifdef TWHEEL_HAVE_ALARM_RESTART
+static enum alarmtimer_restart twheel_wake_fired(struct alarm *alarm,
+						 ktime_t now)
+{
+	twheel_wake_due();
+	return ALARMTIMER_NORESTART;
+}
+#else
+static void twheel_wake_fired(struct alarm *alarm, ktime_t now)
+{
+	twheel_wake_due();
+}
+#endif
+
+/*
+ * Wake lock held: arm @w's alarm for @at, or stop it for KTIME_MAX. Never
+ * for a time that has passed (see above): an alarm timer due by then is
+ * the wheel's to deliver, or the walk's.
+ */
+static void twheel_wake_arm(struct twheel_wake *w, unsigned int clock, u64 at)
 {
 	w->at = at;
-	if (at == KTIME_MAX)
-		/* -1 only if the callback runs: it does nothing. */
+	if (twheel_wake_dead)
+		return;
+	if (at == KTIME_MAX || at <= twheel_uclock_now(clock)) {
+		/* -1 only if the callback runs: it does no harm. */
 		alarm_try_to_cancel(&w->alarm);
-	else
-		twheel_alarm_start(&w->alarm, ns_to_ktime(at));
+		if (at != KTIME_MAX)
+			twheel_wake_due();
+		return;
+	}
+	twheel_alarm_start(&w->alarm, ns_to_ktime(at));
 }
 
 /**
@@ -71,19 +138,23 @@ static void twheel_wake_arm(struct twheel_wake *w, u64 at)
  * @own:	its deadline, host ns on @clock
  *
  * O(1): moves the clock's struct alarm only if @own is earlier than it, or
- * if it has passed.
+ * if it has passed; not if @own has passed (the timer is due: the wheel
+ * delivers it within a tick, and the struct alarm stays for the next one).
  *
  * Context: process context; the timer's file lock may be held.
  */
 void twheel_wake_note(unsigned int clock, u64 own)
 {
 	struct twheel_wake *w = &twheel_wakes[twheel_wake_index(clock)];
+	u64 now = twheel_uclock_now(clock);
 
+	if (own <= now)
+		return;
 	spin_lock(&twheel_wake_lock);
 	if (twheel_wake_walking)
 		w->seen = min(w->seen, own);
-	if (own < w->at || w->at <= twheel_uclock_now(clock))
-		twheel_wake_arm(w, own);
+	if (own < w->at || w->at <= now)
+		twheel_wake_arm(w, clock, own);
 	spin_unlock(&twheel_wake_lock);
 }
 
@@ -109,7 +180,8 @@ void twheel_wake_walk_begin(void)
 /**
  * twheel_wake_set() - end a walk: wake exactly at the earliest alarm timers
  * @min:	per alarm clock (twheel_wake_index()), the earliest deadline
- *		of an armed alarm timer the walk found, KTIME_MAX if none
+ *		of an armed alarm timer not due yet the walk found, KTIME_MAX
+ *		if none
  *
  * Context: process context, under twheel_step_mutex.
  */
@@ -121,24 +193,42 @@ void twheel_wake_set(const u64 *min)
 	spin_lock(&twheel_wake_lock);
 	for (i = 0; i < TWHEEL_WAKE_CLOCKS; i++) {
 		w = &twheel_wakes[i];
-		twheel_wake_arm(w, min_t(u64, min[i], w->seen));
+		twheel_wake_arm(w, i == twheel_wake_index(TWHEEL_UCLK_REAL) ?
+				TWHEEL_UCLK_REAL : TWHEEL_UCLK_BOOT,
+				min_t(u64, min[i], w->seen));
 	}
 	twheel_wake_walking = false;
 	spin_unlock(&twheel_wake_lock);
 }
 
 /**
- * twheel_wake_init() - set up the alarms (not armed)
+ * twheel_wake_suspending() - a suspend begins or has ended
+ * @on:	true at PM_SUSPEND_PREPARE, before the walk; false after resume
+ *	or a failed suspend
+ *
+ * Context: process context (the PM notifier).
  */
-void twheel_wake_init(void)
+void twheel_wake_suspending(bool on)
+{
+	WRITE_ONCE(twheel_wake_boot_offs, twheel_uclock_offs(TWHEEL_UCLK_BOOT));
+	WRITE_ONCE(twheel_wake_in_suspend, on);
+}
+
+/**
+ * twheel_wake_init() - set up the alarms (not armed)
+ * @rewalk:	the walk of the alarm timers, queued when one came due
+ *		during a suspend
+ */
+void twheel_wake_init(struct work_struct *rewalk)
 {
 	unsigned int i;
 
+	twheel_wake_rewalk = rewalk;
 	for (i = 0; i < TWHEEL_WAKE_CLOCKS; i++) {
 		alarm_init(&twheel_wakes[i].alarm,
 			   i == twheel_wake_index(TWHEEL_UCLK_REAL) ?
 			   ALARM_REALTIME : ALARM_BOOTTIME,
-			   twheel_alarm_nop);
+			   twheel_wake_fired);
 		twheel_wakes[i].at = KTIME_MAX;
 	}
 }
@@ -146,12 +236,17 @@ void twheel_wake_init(void)
 /**
  * twheel_wake_exit() - stop the alarms
  *
- * Context: process context, may sleep; no file is open.
+ * Context: process context, may sleep; no file is open, the PM notifier is
+ * unregistered. The caller then cancels the rewalk work, which an expiry
+ * may have queued: once this returns, that walk arms nothing.
  */
 void twheel_wake_exit(void)
 {
 	unsigned int i;
 
+	spin_lock(&twheel_wake_lock);
+	WRITE_ONCE(twheel_wake_dead, true);
+	spin_unlock(&twheel_wake_lock);
 	for (i = 0; i < TWHEEL_WAKE_CLOCKS; i++)
 		alarm_cancel(&twheel_wakes[i].alarm);
 }

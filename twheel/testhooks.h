@@ -52,7 +52,8 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  */
 #define TWHEEL_HOOK_LIST(X)			\
 	X(noop)					\
-	X(ring_submit)
+	X(ring_submit)				\
+	X(wake_walk_file)
 
 enum twheel_hook {
 #define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,

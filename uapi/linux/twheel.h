@@ -315,7 +315,12 @@ struct twheel_query {
  * @features:		out: TWHEEL_FEAT_* bits (ABI 2)
  * @max_per_user:	out: cap on pending timers (and ring table slots) of
  *			all files opened by one user (ABI 2, with
- *			TWHEEL_FEAT_USER_CAP)
+ *			TWHEEL_FEAT_USER_CAP), ENOSPC beyond it. A user is
+ *			the opener's real uid in its user namespace; outside
+ *			the initial namespace its timers also count against
+ *			the cap of the namespace's owner, at each level up to
+ *			the initial one (as inotify and epoll count theirs),
+ *			so the uids of a namespace share their owner's cap
  */
 struct twheel_info {
 	__u32	size;
