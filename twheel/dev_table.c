@@ -415,7 +415,7 @@ static long tw_submit_chunk(struct twheel_table *tb, struct tw_submit *w,
 	for (i = 0; i < n; i++) {
 		ret = tw_sqe_parse(tb, &w->sqe[i], now, &w->ent[nents],
 				   &w->sub[nents]);
-		w->res[i] = ret < 0 ? ret : 0;
+		w->res[i] = min(ret, 0);
 		w->gen[i] = 0;
 		if (!ret)
 			w->idx[nents++] = i;
