@@ -20,6 +20,8 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 #include "dev_utimer.h"
+#include "stats.h"
+#include "testhooks.h"
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
 #define TWHEEL_STEP_CHUNK	64
@@ -53,6 +55,23 @@ static bool twheel_utimer_was_set(struct twheel_file *f,
 }
 
 /*
+ * Did @ut, due on its clock at @ut->deadline and now at @now, fire early
+ * on a clock that was not stepped since it was armed? A CLOCK_MONOTONIC
+ * timer before its deadline, or a clock-bound one whose deadline converts
+ * to the very CLOCK_MONOTONIC deadline it is armed at: then the clock's
+ * offset did not move, and the wheel itself fired early. File lock held;
+ * the kernel timer's deadline is stable (only arm, modify and clock steps
+ * change it, under the file lock).
+ */
+static bool twheel_utimer_early(const struct twheel_utimer *ut, u64 now)
+{
+	if (now >= ut->deadline)
+		return false;
+	return ut->clock == TWHEEL_UCLK_MONO ||
+	       twheel_utimer_mono(ut) == ut->timer.deadline;
+}
+
+/*
  * Expiry callback, in the twheel workqueue: queue the event. The file cannot
  * go away while this runs before the file lock is dropped: release
  * cancel_syncs every live timer and takes the lock once more before freeing
@@ -66,6 +85,8 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	struct twheel_file *f = ut->file;
 	u64 now;
 
+	/* Test-only: widen the window of an expiry in flight. */
+	twheel_hook(TWHEEL_HOOK_utimer_fire);
 	spin_lock(&f->lock);
 	/*
 	 * Cancelled after this expiry began: say so to the canceller, which
@@ -85,14 +106,23 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	if (twheel_utimer_was_set(f, ut))
 		goto out;
 	now = twheel_uclock_now(ut->clock);
-	/* Its clock was set back since it was armed: not due yet. */
+	/*
+	 * Not due on its own clock: it was set back since the timer was armed
+	 * (re-armed at the new conversion, never early), or the wheel fired
+	 * early, which must never happen and is counted for the tests.
+	 */
 	if (now < ut->deadline) {
+		if (twheel_utimer_early(ut, now))
+			twheel_stat_inc(utimer_early);
 		twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
 		goto out;
 	}
-	twheel_utimer_queue(f, ut, max(now, ut->deadline));
+	/* When it really fired, on its clock (not before the deadline). */
+	twheel_utimer_queue(f, ut, now);
 out:
 	spin_unlock(&f->lock);
+	/* Test-only: a read() may free the slot, an arm reuse it, meanwhile. */
+	twheel_hook(TWHEEL_HOOK_utimer_fired);
 }
 
 /**
