@@ -77,7 +77,9 @@ static bool twheel_utimer_early(const struct twheel_utimer *ut, u64 now)
  * cancel_syncs every live timer and takes the lock once more before freeing
  * the table and the file, and a timer dies only under the lock. Nothing of
  * @ut or of the file is touched after the unlock (a read() may free, and an
- * arm reuse, the slot of a one-shot @ut then).
+ * arm reuse, the slot of a one-shot @ut then: the arm finds @ut still
+ * running on its base and defers, as the timer is never set up again; see
+ * twheel_file_arm()).
  */
 static void twheel_utimer_fire(struct twheel_timer *t)
 {
@@ -170,13 +172,21 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	spin_lock(&f->lock);
 	while (!(ut = twheel_utable_pop(f))) {
 		spin_unlock(&f->lock);
-		ret = twheel_utable_grow(f);
+		ret = twheel_utable_grow(f, twheel_utimer_fire);
 		if (ret)
 			goto uncharge;
 		spin_lock(&f->lock);
 	}
-	/* Set up under the lock: lookups read @id and @dead. */
-	twheel_timer_init(&ut->timer, twheel_utimer_fire);
+	/*
+	 * Set up under the lock: lookups read @id and @dead. Not the kernel
+	 * timer: it was set up once with its chunk (twheel_utable_grow()) and
+	 * never again, as the callback of the slot's last one-shot may still
+	 * be running on a runner of its base (a read() freed the slot after
+	 * the callback dropped the file lock): this arm then finds it there
+	 * and takes effect when it returns ("Running timers stay put" in
+	 * base.h), where a fresh set-up would forget it and the runner would
+	 * settle an arming it did not defer.
+	 */
 	ut->cookie = req->cookie;
 	ut->queued = 0;
 	ut->canceled = 0;
