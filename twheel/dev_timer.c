@@ -102,6 +102,7 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	/*
 	 * Re-armed by MODIFY or a clock step after this expiry began (the
 	 * state is stable: they set it under the file lock we now hold).
+	 * MODIFY counted the expiry it discarded (twheel_file_modify()).
 	 */
 	if (ut->queued || twheel_pending(t))
 		goto out;
@@ -262,10 +263,12 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
  *
  * The timer stays on its CPU. An unread event is discarded; a callback that
  * is already running for the old deadline finds the timer re-armed and drops
- * its event (twheel_utimer_fire()).
+ * its event (twheel_utimer_fire()), and that expiry counts as discarded.
  *
- * Return: 1 if the timer was armed or had an unread event, 0 if not,
- * -ENOENT, or an error of twheel_modify().
+ * Return: 1 if the timer was armed, had an unread event or an expiry in
+ * flight (each discarded), -ENOENT, or an error of twheel_modify(). A live
+ * timer is always one of the three, so it is 1 on success, as for
+ * twheel_file_cancel().
  */
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req)
@@ -288,8 +291,17 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 			    TWHEEL_ABS);
 	if (ret < 0)
 		goto unlock;
+	/*
+	 * A live timer with no event queued that was not pending in the wheel
+	 * has its expiry in flight: its callback has yet to take the file
+	 * lock, will find the timer re-armed and drop that expiry. This
+	 * modify consumed it: 1, as for an unread event, and as a cancel
+	 * says of an expiry in flight it discarded.
+	 */
 	if (ut->queued) {
 		twheel_utimer_unqueue(ut);
+		ret = 1;
+	} else if (!ret) {
 		ret = 1;
 	}
 	if (req->cos)
