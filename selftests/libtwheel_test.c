@@ -136,6 +136,8 @@ TEST_F(lib, arm_read_oneshot)
 
 	ASSERT_EQ(0, twheel_get_info(self->tw, &info));
 	tick = info.tick_ns;
+	/* The timer, its control and this thread on one CPU. */
+	ASSERT_LE(0, twl_pin_here());
 	for (try = 0; try < LATE_TRIES; try++) {
 		t0 = now_ns();
 		ASSERT_EQ(0, twl_ctl_arm(&c, t0 + 20 * MS));

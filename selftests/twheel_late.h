@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +102,26 @@ static inline long long twl_hook_hits(const char *name)
 	n = fscanf(f, "%u %lld", &v, &hits);
 	fclose(f);
 	return n == 2 ? hits : -1;
+}
+
+/*
+ * Pin the caller to the CPU it runs on: then the twheel timers it arms
+ * (on the local CPU), its timerfd controls (whose hrtimers are armed on the
+ * CPU of timerfd_settime()) and their wake-ups share one CPU, and a stall
+ * of that (virtual) CPU delays both alike. Unpinned, a control on a busy
+ * vCPU is compared with timers on an idle one the host is slow to wake.
+ * Return: the CPU, or -1.
+ */
+static inline int twl_pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -1 : cpu;
 }
 
 /**
