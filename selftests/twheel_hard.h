@@ -185,18 +185,25 @@ static inline long long tw_hook_hits(const char *name)
 
 /* --------------------------------------------------------- debugfs stats */
 
-#define TW_NR_KEYS	16
+/*
+ * Keys of twheel/stats_list.h the tests read (a copy: append with it).
+ * utimer_early: ioctl-ABI expiries before their deadline on a clock not
+ * stepped since their arm, which the kernel re-arms and no event shows:
+ * "never early" holds while it does not grow.
+ */
+#define TW_NR_KEYS	17
 static const char *const tw_stat_keys[TW_NR_KEYS] = {
 	"pending", "armed", "cancelled", "expired", "cascaded", "migrated",
 	"wakeups", "batches", "callbacks", "overruns", "rejected",
 	"fd_cancelled", "ticks_run", "ticks_idle", "deferred", "pass_max_us",
+	"utimer_early",
 };
 
 enum {
 	TWS_PENDING, TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED, TWS_CASCADED,
 	TWS_MIGRATED, TWS_WAKEUPS, TWS_BATCHES, TWS_CALLBACKS, TWS_OVERRUNS,
 	TWS_REJECTED, TWS_FD_CANCELLED, TWS_TICKS_RUN, TWS_TICKS_IDLE,
-	TWS_DEFERRED, TWS_PASS_MAX_US,
+	TWS_DEFERRED, TWS_PASS_MAX_US, TWS_UTIMER_EARLY,
 };
 
 struct tw_stats {

@@ -48,7 +48,10 @@
  * lock afterwards does nothing. Before the slot is freed (or reused) the
  * timer is stopped with twheel_cancel_sync() (cancel, close) or, for a
  * one-shot timer whose event was read, its callback has already queued that
- * event and never touches the timer after dropping the file lock.
+ * event and never touches the timer after dropping the file lock. Its runner
+ * may still hold the timer as running then, so a slot's kernel timer is set
+ * up once, with its chunk, and never again: an arm of the reused slot finds
+ * it running and takes effect when the callback returns.
  *
  * Clocks
  * ------
@@ -291,7 +294,7 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 struct twheel_utimer *twheel_utable_pop(struct twheel_file *f);
 void twheel_utable_push(struct twheel_file *f, struct twheel_utimer *ut);
 struct twheel_utimer *twheel_utable_lookup(struct twheel_file *f, u64 id);
-int twheel_utable_grow(struct twheel_file *f);
+int twheel_utable_grow(struct twheel_file *f, twheel_func_t fire);
 struct twheel_utimer *twheel_utable_at(struct twheel_file *f, u32 slot);
 void twheel_utable_free(struct twheel_file *f);
 

@@ -112,7 +112,13 @@ static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
 		return;
 	}
 	ev->deadline = twheel_grid(ut->deadline, k, ut->period);
-	ev->expired = max(ut->expired, ev->deadline);
+	/*
+	 * When the wheel fired it, as the callback read its clock: never
+	 * clamped, so that an early expiry shows. A fixed-rate event that
+	 * coalesced deadlines passed while it waited reports the last of
+	 * them, seen passed now.
+	 */
+	ev->expired = k ? now : ut->expired;
 	ev->overruns = min_t(u64, k, U32_MAX);
 	if (ut->mode != TWHEEL_MODE_ONESHOT)
 		ev->flags = TWHEEL_EVENT_PERIODIC;

@@ -20,6 +20,7 @@
 #include <uapi/linux/twheel.h>
 #include "dev_file.h"
 #include "dev_utimer.h"
+#include "stats.h"
 #include "testhooks.h"
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
@@ -54,12 +55,31 @@ static bool twheel_utimer_was_set(struct twheel_file *f,
 }
 
 /*
+ * Did @ut, due on its clock at @ut->deadline and now at @now, fire early
+ * on a clock that was not stepped since it was armed? A CLOCK_MONOTONIC
+ * timer before its deadline, or a clock-bound one whose deadline converts
+ * to the very CLOCK_MONOTONIC deadline it is armed at: then the clock's
+ * offset did not move, and the wheel itself fired early. File lock held;
+ * the kernel timer's deadline is stable (only arm, modify and clock steps
+ * change it, under the file lock).
+ */
+static bool twheel_utimer_early(const struct twheel_utimer *ut, u64 now)
+{
+	if (now >= ut->deadline)
+		return false;
+	return ut->clock == TWHEEL_UCLK_MONO ||
+	       twheel_utimer_mono(ut) == ut->timer.deadline;
+}
+
+/*
  * Expiry callback, in the twheel workqueue: queue the event. The file cannot
  * go away while this runs before the file lock is dropped: release
  * cancel_syncs every live timer and takes the lock once more before freeing
  * the table and the file, and a timer dies only under the lock. Nothing of
  * @ut or of the file is touched after the unlock (a read() may free, and an
- * arm reuse, the slot of a one-shot @ut then).
+ * arm reuse, the slot of a one-shot @ut then: the arm finds @ut still
+ * running on its base and defers, as the timer is never set up again; see
+ * twheel_file_arm()).
  */
 static void twheel_utimer_fire(struct twheel_timer *t)
 {
@@ -67,6 +87,8 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	struct twheel_file *f = ut->file;
 	u64 now;
 
+	/* Test-only: widen the window of an expiry in flight. */
+	twheel_hook(TWHEEL_HOOK_utimer_fire);
 	spin_lock(&f->lock);
 	/*
 	 * Cancelled after this expiry began: say so to the canceller, which
@@ -80,20 +102,30 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	/*
 	 * Re-armed by MODIFY or a clock step after this expiry began (the
 	 * state is stable: they set it under the file lock we now hold).
+	 * MODIFY counted the expiry it discarded (twheel_file_modify()).
 	 */
 	if (ut->queued || twheel_pending(t))
 		goto out;
 	if (twheel_utimer_was_set(f, ut))
 		goto out;
 	now = twheel_uclock_now(ut->clock);
-	/* Its clock was set back since it was armed: not due yet. */
+	/*
+	 * Not due on its own clock: it was set back since the timer was armed
+	 * (re-armed at the new conversion, never early), or the wheel fired
+	 * early, which must never happen and is counted for the tests.
+	 */
 	if (now < ut->deadline) {
+		if (twheel_utimer_early(ut, now))
+			twheel_stat_inc(utimer_early);
 		twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
 		goto out;
 	}
-	twheel_utimer_queue(f, ut, max(now, ut->deadline));
+	/* When it really fired, on its clock (not before the deadline). */
+	twheel_utimer_queue(f, ut, now);
 out:
 	spin_unlock(&f->lock);
+	/* Test-only: a read() may free the slot, an arm reuse it, meanwhile. */
+	twheel_hook(TWHEEL_HOOK_utimer_fired);
 }
 
 /**
@@ -141,13 +173,21 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	spin_lock(&f->lock);
 	while (!(ut = twheel_utable_pop(f))) {
 		spin_unlock(&f->lock);
-		ret = twheel_utable_grow(f);
+		ret = twheel_utable_grow(f, twheel_utimer_fire);
 		if (ret)
 			goto uncharge;
 		spin_lock(&f->lock);
 	}
-	/* Set up under the lock: lookups read @id and @dead. */
-	twheel_timer_init(&ut->timer, twheel_utimer_fire);
+	/*
+	 * Set up under the lock: lookups read @id and @dead. Not the kernel
+	 * timer: it was set up once with its chunk (twheel_utable_grow()) and
+	 * never again, as the callback of the slot's last one-shot may still
+	 * be running on a runner of its base (a read() freed the slot after
+	 * the callback dropped the file lock): this arm then finds it there
+	 * and takes effect when it returns ("Running timers stay put" in
+	 * base.h), where a fresh set-up would forget it and the runner would
+	 * settle an arming it did not defer.
+	 */
 	ut->cookie = req->cookie;
 	ut->queued = 0;
 	ut->canceled = 0;
@@ -223,10 +263,12 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
  *
  * The timer stays on its CPU. An unread event is discarded; a callback that
  * is already running for the old deadline finds the timer re-armed and drops
- * its event (twheel_utimer_fire()).
+ * its event (twheel_utimer_fire()), and that expiry counts as discarded.
  *
- * Return: 1 if the timer was armed or had an unread event, 0 if not,
- * -ENOENT, or an error of twheel_modify().
+ * Return: 1 if the timer was armed, had an unread event or an expiry in
+ * flight (each discarded), -ENOENT, or an error of twheel_modify(). A live
+ * timer is always one of the three, so it is 1 on success, as for
+ * twheel_file_cancel().
  */
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req)
@@ -249,8 +291,17 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 			    TWHEEL_ABS);
 	if (ret < 0)
 		goto unlock;
+	/*
+	 * A live timer with no event queued that was not pending in the wheel
+	 * has its expiry in flight: its callback has yet to take the file
+	 * lock, will find the timer re-armed and drop that expiry. This
+	 * modify consumed it: 1, as for an unread event, and as a cancel
+	 * says of an expiry in flight it discarded.
+	 */
 	if (ut->queued) {
 		twheel_utimer_unqueue(ut);
+		ret = 1;
+	} else if (!ret) {
 		ret = 1;
 	}
 	if (req->cos)

@@ -95,18 +95,22 @@ struct twheel_utimer *twheel_utable_lookup(struct twheel_file *f, u64 id)
 
 /**
  * twheel_utable_grow() - add a chunk of free slots to the table
- * @f:	the file, its lock not held
+ * @f:		the file, its lock not held
+ * @fire:	the expiry callback of its timers
  *
- * Allocates (charged to the memory cgroup) with the lock dropped, then
- * installs the chunk under the lock; when the directory is full it is
- * doubled first, its pointers copied under the lock (O(chunks), once per
- * doubling: amortised O(1) per chunk). A racing grow may have added a
+ * Allocates (charged to the memory cgroup) with the lock dropped and sets
+ * up the kernel timer of every slot with @fire, once: a slot's timer is
+ * never set up again, for the callback of its last arming may still run
+ * when the slot is reused (dev_file.h, "Lifetime"). Then installs the
+ * chunk under the lock; when the directory is full it is doubled first,
+ * its pointers copied under the lock (O(chunks), once per doubling:
+ * amortised O(1) per chunk). A racing grow may have added a
  * chunk meanwhile: both are kept, the free list takes every slot.
  *
  * Context: process context, sleeps.
  * Return: 0, -ENOMEM, or -ENOSPC when the table has TWHEEL_USLOT_MAX slots.
  */
-int twheel_utable_grow(struct twheel_file *f)
+int twheel_utable_grow(struct twheel_file *f, twheel_func_t fire)
 {
 	struct twheel_utimer **dir = NULL, **old = NULL, *c;
 	u32 ci, cap, first, i;
@@ -120,6 +124,8 @@ int twheel_utable_grow(struct twheel_file *f)
 	c = kcalloc(TWHEEL_UCHUNK, sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
+	for (i = 0; i < TWHEEL_UCHUNK; i++)
+		twheel_timer_init(&c[i].timer, fire);
 	spin_lock(&f->lock);
 	while (f->nr_uchunks >= f->uchunks_cap) {
 		if (f->uchunks_cap >= TWHEEL_UCHUNKS_MAX) {

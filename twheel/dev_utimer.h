@@ -9,9 +9,11 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/overflow.h>
 
 #include "dev_file.h"
+#include "testhooks.h"
 
 /*
  * Fixed rate: deadlines of @ut's grid after its queued event's that passed by
@@ -78,10 +80,17 @@ static inline void twheel_utimer_set_mode(struct twheel_utimer *ut,
 	ut->alarm = req->alarm;
 }
 
-/* @ut's deadline converted to the wheel's clock, now ("Clocks"). */
+/*
+ * @ut's deadline converted to the wheel's clock, now ("Clocks"): where its
+ * kernel timer is armed. The test-only knob utimer_early (testhooks.h)
+ * plants an early arming, which the expiry callback must count.
+ */
 static inline u64 twheel_utimer_mono(const struct twheel_utimer *ut)
 {
-	return twheel_uclock_to_mono(ut->clock, ut->deadline);
+	u64 mono = twheel_uclock_to_mono(ut->clock, ut->deadline);
+	u64 early = twheel_hook_knob(TWHEEL_HOOK_utimer_early);
+
+	return mono - min_t(u64, mono, early * NSEC_PER_USEC);
 }
 
 /*

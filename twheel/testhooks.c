@@ -52,6 +52,23 @@ void twheel_hook(enum twheel_hook h)
 	udelay(us);
 }
 
+/**
+ * twheel_hook_knob() - the value a test wrote to a hook used as a knob
+ * @h:	the hook
+ *
+ * Context: any; never sleeps or delays.
+ * Return: the value written to hooks/<name>, 0 if none.
+ */
+unsigned int twheel_hook_knob(enum twheel_hook h)
+{
+	struct tw_hook *hk = &tw_hooks[h];
+	unsigned int v = READ_ONCE(hk->delay_us);
+
+	if (v)
+		atomic64_inc(&hk->hits);
+	return v;
+}
+
 static int tw_hook_show(struct seq_file *m, void *unused)
 {
 	struct tw_hook *hk = m->private;

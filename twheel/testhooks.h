@@ -53,7 +53,10 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
 #define TWHEEL_HOOK_LIST(X)			\
 	X(noop)					\
 	X(ring_submit)				\
-	X(wake_walk_file)
+	X(wake_walk_file)				\
+	X(utimer_fire)				\
+	X(utimer_fired)				\
+	X(utimer_early)
 
 enum twheel_hook {
 #define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
@@ -64,11 +67,19 @@ enum twheel_hook {
 
 struct dentry;
 
+/*
+ * A hook can also be a knob: twheel_hook_knob() returns the value written
+ * (counting a hit when it is not 0) and never delays. utimer_early is one:
+ * ABI-1 timers are armed that many microseconds before their deadline, a
+ * planted early fire that the "never early" counter must see.
+ */
 #ifdef TWHEEL_TESTHOOKS
 void twheel_hook(enum twheel_hook h);
+unsigned int twheel_hook_knob(enum twheel_hook h);
 void twheel_hooks_debugfs(struct dentry *dir);
 #else
 static inline void twheel_hook(enum twheel_hook h) { }
+static inline unsigned int twheel_hook_knob(enum twheel_hook h) { return 0; }
 static inline void twheel_hooks_debugfs(struct dentry *dir) { }
 #endif
 

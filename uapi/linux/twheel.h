@@ -188,11 +188,10 @@ struct twheel_batch {
  * @size:	sizeof(struct twheel_cancel)
  * @flags:	must be 0
  * @id:		the timer
- * @result:	out: 1 if the timer was pending (armed, or its event queued
- *		but not yet read: that event is discarded), 0 if it had
- *		already fired and its expiry was being queued at that moment
- *		(that event is discarded too), or -ENOENT (no such timer in
- *		this file)
+ * @result:	out: 1 if the timer was armed, had its event queued and
+ *		not read, or had its expiry in flight (fired, event not yet
+ *		queued): whichever it was is discarded, and a live timer is
+ *		always one of them; or -ENOENT (no such timer in this file)
  * @__reserved:	must be 0
  *
  * After the ioctl returns no event of this timer is delivered any more. The
@@ -217,8 +216,11 @@ struct twheel_cancel {
  * @expires:	new deadline, relative or absolute
  * @period:	new period, 0 makes it one-shot
  *
- * An event of the timer queued but not yet read is discarded. Returns 1 if
- * the timer was pending, 0 if not; errors as TWHEEL_IOC_ARM plus ENOENT.
+ * An event of the timer queued but not yet read is discarded, and so is an
+ * expiry in flight (fired, event not yet queued). Returns 1 if the timer
+ * was armed, had an unread event or had an expiry in flight, as
+ * TWHEEL_IOC_CANCEL's @result: a live timer is always one of them; errors
+ * as TWHEEL_IOC_ARM plus ENOENT.
  */
 struct twheel_modify {
 	__u32	size;
@@ -356,9 +358,11 @@ struct twheel_info {
  * @cookie:	the timer's cookie
  * @deadline:	the deadline that expired, ns on the timer's clock (see
  *		"Clocks")
- * @expired:	when the wheel fired it, ns on the timer's clock (>=
- *		@deadline unless TWHEEL_EVENT_CANCELED; for a coalesced
- *		fixed-rate event, no earlier than its reported deadline)
+ * @expired:	when the wheel fired it, ns on the timer's clock, as its
+ *		expiry read that clock: never adjusted, >= @deadline unless
+ *		TWHEEL_EVENT_CANCELED; for a fixed-rate event that coalesced
+ *		deadlines passed while it waited, when read() saw the last
+ *		of them (the reported one) passed
  * @overruns:	periods skipped before this one (coalesced events of a
  *		periodic timer whose reader fell behind, or late ticks)
  * @flags:	TWHEEL_EVENT_*

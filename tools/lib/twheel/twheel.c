@@ -431,8 +431,9 @@ int twheel_arm_batch_sized(struct twheel *tw, struct twheel_arm *arms,
  * @tw:	the handle
  * @id:	the timer
  *
- * Return: 1 if it was pending, 0 if it had just fired, -ENOENT for an
- * unknown id, or another -errno.
+ * Return: 1 if it was armed, had an unread event or an expiry in flight
+ * (whichever it was is discarded), -ENOENT for an unknown id, or another
+ * -errno.
  */
 int twheel_cancel(struct twheel *tw, uint64_t id)
 {
@@ -470,7 +471,8 @@ int twheel_cancel_batch_sized(struct twheel *tw, struct twheel_cancel *cancels,
  * @expires_ns:	new deadline
  * @period_ns:	new period, 0 for one-shot
  *
- * Return: 1 if the timer was pending, 0 if not, or -errno.
+ * Return: 1 as twheel_cancel() (the arming, unread event or expiry in
+ * flight it replaced), or -errno.
  */
 int twheel_modify(struct twheel *tw, uint64_t id, unsigned int flags,
 		  int clockid, uint64_t expires_ns, uint64_t period_ns)
