@@ -242,7 +242,7 @@ static inline u64 tw_deadline(u64 expires, unsigned int flags)
 
 	if (flags & TWHEEL_ABS)
 		return expires;
-	if (check_add_overflow(ktime_get_ns(), expires, &deadline))
+	if (check_add_overflow(tw_clock_ns(), expires, &deadline))
 		return U64_MAX;
 	return deadline;
 }
@@ -544,7 +544,7 @@ int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 		info->deadline = 0;
 		info->remaining = 0;
 	} else {
-		now = ktime_get_ns();
+		now = tw_clock_ns();
 		info->deadline = t->deadline;
 		info->remaining = t->deadline > now ? t->deadline - now : 0;
 	}

@@ -324,9 +324,10 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	/* Before the lock: see tw_run_pass(). */
-	u64 now = ktime_get_ns(), next;
+	u64 now = tw_clock_ns(), next;
 	unsigned long flags;
 
+	tw_hook_spin(TWHEEL_HOOK_tick_clock);
 	raw_spin_lock_irqsave(&base->lock, flags);
 	base->wakeups++;
 	twheel_stat_inc(wakeups);
@@ -443,7 +444,7 @@ void tw_work_fn(struct work_struct *work)
 	u64 deadline, now, end, next;
 	bool periodic, wake, read;
 
-	now = ktime_get_ns();
+	now = tw_clock_ns();
 	raw_spin_lock_irq(&base->lock);
 	r->state = TW_RUNNER_LOOKING;
 	for (;;) {
@@ -457,7 +458,7 @@ void tw_work_fn(struct work_struct *work)
 			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				cond_resched();
-				now = ktime_get_ns();
+				now = tw_clock_ns();
 				group = 0;
 				raw_spin_lock_irq(&base->lock);
 				continue;
@@ -491,7 +492,7 @@ void tw_work_fn(struct work_struct *work)
 		func(t);
 		lock_map_release(&twheel_callback_map);
 		read = periodic || ++group >= TW_CLOCK_BATCH;
-		end = read ? ktime_get_ns() : now;
+		end = read ? tw_clock_ns() : now;
 
 		raw_spin_lock_irq(&base->lock);
 		twheel_stat_inc(callbacks);
@@ -517,7 +518,7 @@ void tw_work_fn(struct work_struct *work)
 			if (wake)
 				wake_up(&base->waitq);
 			cond_resched();
-			now = ktime_get_ns();
+			now = tw_clock_ns();
 			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}

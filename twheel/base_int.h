@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "base.h"
+#include "testhooks.h"
 
 /* base.c */
 DECLARE_PER_CPU(struct twheel_base *, twheel_base_ptr);
@@ -116,9 +117,32 @@ static inline u64 tw_ns_to_tick(u64 ns)
 	return tick + (rem ? 1 : 0);
 }
 
+/*
+ * CLOCK_MONOTONIC now, for deadlines and expiry. The clock_read hook makes
+ * it slow, as an emulated HPET is.
+ */
+static inline u64 tw_clock_ns(void)
+{
+	twheel_hook(TWHEEL_HOOK_clock_read);
+	return ktime_get_ns();
+}
+
 static inline u64 tw_now_tick(void)
 {
-	return tw_ns_to_tick_floor(ktime_get_ns());
+	return tw_ns_to_tick_floor(tw_clock_ns());
+}
+
+/*
+ * Widen a window with preemption off, so that the hook spins (taking
+ * interrupts) wherever it is: a test-only delay, nothing in normal builds.
+ */
+static inline void tw_hook_spin(enum twheel_hook h)
+{
+#ifdef TWHEEL_TESTHOOKS
+	preempt_disable();
+	twheel_hook(h);
+	preempt_enable();
+#endif
 }
 
 static inline ktime_t tw_tick_to_ktime(u64 tick)

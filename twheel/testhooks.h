@@ -51,7 +51,9 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  * twheel_hook(TWHEEL_HOOK_<name>) at the point to widen.
  */
 #define TWHEEL_HOOK_LIST(X)			\
-	X(noop)
+	X(noop)					\
+	X(tick_clock)				\
+	X(clock_read)
 
 enum twheel_hook {
 #define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
@@ -65,6 +67,9 @@ struct dentry;
 #ifdef TWHEEL_TESTHOOKS
 void twheel_hook(enum twheel_hook h);
 void twheel_hooks_debugfs(struct dentry *dir);
+/* What hooks/<name> does, for the KUnit suites (no debugfs there). */
+void twheel_hook_set(enum twheel_hook h, unsigned int delay_us);
+u64 twheel_hook_hits(enum twheel_hook h);
 #else
 static inline void twheel_hook(enum twheel_hook h) { }
 static inline void twheel_hooks_debugfs(struct dentry *dir) { }
