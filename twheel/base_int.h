@@ -118,8 +118,9 @@ static inline u64 tw_ns_to_tick(u64 ns)
 }
 
 /*
- * CLOCK_MONOTONIC now, for deadlines and expiry. The clock_read hook makes
- * it slow, as an emulated HPET is.
+ * CLOCK_MONOTONIC now, for deadlines and expiry: never under a base lock
+ * (see "Bounded work" in base.h). The clock_read hook makes it slow, as an
+ * emulated HPET is.
  */
 static inline u64 tw_clock_ns(void)
 {
@@ -127,9 +128,22 @@ static inline u64 tw_clock_ns(void)
 	return ktime_get_ns();
 }
 
-static inline u64 tw_now_tick(void)
+/*
+ * A tick at or before the current one, from the time of the last
+ * timekeeping update: no clocksource read, so it may be taken under a base
+ * lock. Good for moving an empty wheel's clock forward (a clock behind
+ * the time costs a cascade at most), never for a deadline.
+ */
+static inline u64 tw_coarse_tick(void)
 {
-	return tw_ns_to_tick_floor(tw_clock_ns());
+	return tw_ns_to_tick_floor(ktime_get_coarse_ns());
+}
+
+static inline ktime_t tw_tick_to_ktime(u64 tick)
+{
+	if (tick > tw_max_ktime_tick)
+		return KTIME_MAX;
+	return ns_to_ktime(tick * tw_tick_ns);
 }
 
 /*
@@ -143,13 +157,6 @@ static inline void tw_hook_spin(enum twheel_hook h)
 	twheel_hook(h);
 	preempt_enable();
 #endif
-}
-
-static inline ktime_t tw_tick_to_ktime(u64 tick)
-{
-	if (tick > tw_max_ktime_tick)
-		return KTIME_MAX;
-	return ns_to_ktime(tick * tw_tick_ns);
 }
 
 /*
