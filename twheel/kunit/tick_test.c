@@ -366,7 +366,8 @@ static void twk_hook(struct kunit *test, enum twheel_hook h, unsigned int us)
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twk_hook_off,
 							   (void *)(long)h));
 }
-#define TWK_NEED_HOOKS(test)	do { } while (0)
+
+#define TWK_HOOKS	true
 #else
 static void twk_hook(struct kunit *test, enum twheel_hook h, unsigned int us)
 {
@@ -380,7 +381,8 @@ static u64 twheel_hook_hits(enum twheel_hook h)
 static void twheel_hook_set(enum twheel_hook h, unsigned int us)
 {
 }
-#define TWK_NEED_HOOKS(test)	kunit_skip(test, "no test hooks in this build")
+
+#define TWK_HOOKS	false
 #endif
 
 /*
@@ -402,7 +404,8 @@ static void twk_tick_restarted(struct kunit *test)
 	u64 now, hits, late, end;
 	int a;
 
-	TWK_NEED_HOOKS(test);
+	if (!TWK_HOOKS)
+		kunit_skip(test, "no test hooks in this build");
 	a = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (a >= nr_cpu_ids)
 		kunit_skip(test, "needs two online CPUs");
@@ -565,7 +568,8 @@ static void twk_clock_not_under_lock(struct kunit *test)
 	u64 late;
 	int cpu;
 
-	TWK_NEED_HOOKS(test);
+	if (!TWK_HOOKS)
+		kunit_skip(test, "no test hooks in this build");
 	o = twk_one_alloc(test);
 	migrate_disable();
 	cpu = smp_processor_id();
