@@ -489,6 +489,7 @@ void tw_work_fn(struct work_struct *work)
 		if (base->behind) {
 			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
+				twheel_hook(TWHEEL_HOOK_runner_pass);
 				cond_resched();
 				now = tw_clock_ns();
 				group = 0;

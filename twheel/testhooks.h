@@ -53,7 +53,8 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
 #define TWHEEL_HOOK_LIST(X)			\
 	X(noop)					\
 	X(tick_clock)				\
-	X(clock_read)
+	X(clock_read)				\
+	X(runner_pass)
 
 enum twheel_hook {
 #define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
