@@ -11,8 +11,9 @@
  * is never re-entered; nothing runs after a cancel. How late a timer fires
  * depends on the host (these tests run under TCG emulation too), so it is
  * judged against controls (struct twt_ctrl: an hrtimer and a work item on
- * the same CPU, due at the same time): at most one wheel tick later than
- * the latest control of the same set or run. Counts that depend
+ * the same CPU, due when the timer's tick starts): at most one wheel tick
+ * (the rounding up to the tick) plus the latest control of the same set or
+ * run. Counts that depend
  * on lateness (overruns, wakeups of a tickless base) are checked against
  * bounds derived from the times the callbacks measured themselves.
  *
@@ -82,12 +83,18 @@ static void twt_ctrl_start_here(void *data)
 		      HRTIMER_MODE_ABS_PINNED);
 }
 
-/* Arm @c for @deadline on @cpu (TWHEEL_CPU_ANY: this one). */
+/*
+ * Arm @c on @cpu (TWHEEL_CPU_ANY: this one) for the start of the tick of
+ * @deadline: the time the tick hrtimer of a twheel timer due at @deadline
+ * fires, so that the control meets the interrupt latency of that instant.
+ */
 void twt_ctrl_arm(struct twt_ctrl *c, u64 deadline, int cpu)
 {
+	u64 tick = twheel_tick_ns();
+
 	if (cpu == TWHEEL_CPU_ANY)
 		cpu = raw_smp_processor_id();
-	c->deadline = deadline;
+	c->deadline = DIV_ROUND_UP_ULL(deadline, tick) * tick;
 	c->cpu = cpu;
 	c->armed = true;
 	reinit_completion(&c->done);

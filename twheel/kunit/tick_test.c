@@ -538,11 +538,17 @@ static void twk_behind_runners_asleep(struct kunit *test)
 			      "CPU %d's wheel stopped while its runners sleep",
 			      cpu);
 	if (atomic_read(&w->fired)) {
+		u64 last = 0;
+
+		for (i = 0; i < n; i++)
+			if (atomic_read(&k[i].fired))
+				last = max(last, k[i].fired_ns);
 		late = w->fired_ns - w->deadline;
-		kunit_info(test, "%llu us late, control %llu us, tick %llu us\n",
+		kunit_info(test, "%llu us late, control %llu us, tick %llu us; burst done %lld us after its deadline\n",
 			   div_u64(late, NSEC_PER_USEC),
 			   div_u64(ctrl, NSEC_PER_USEC),
-			   div_u64(twheel_tick_ns(), NSEC_PER_USEC));
+			   div_u64(twheel_tick_ns(), NSEC_PER_USEC),
+			   div_s64((s64)(last - b.deadline), NSEC_PER_USEC));
 		KUNIT_EXPECT_GE(test, w->fired_ns, w->deadline);
 		KUNIT_EXPECT_LE(test, late, twheel_tick_ns() + ctrl);
 	}
