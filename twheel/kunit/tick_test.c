@@ -526,8 +526,11 @@ static void twk_behind_runners_asleep(struct kunit *test)
 
 	k = twk_burst_arm(test, &b, n, true, cpu, 20 * TWK_MS);
 	w = twk_one_alloc(test);
-	/* On a tick boundary: due at the start of its tick, as the control. */
-	deadline = roundup(b.deadline + 30 * TWK_MS, twheel_tick_ns());
+	/*
+	 * Well after the burst's catch-up (a pass a tick at least), on a tick
+	 * boundary: due at the start of its tick, as the control.
+	 */
+	deadline = roundup(b.deadline + 200 * TWK_MS, twheel_tick_ns());
 	KUNIT_ASSERT_EQ(test, twk_one_arm(w, deadline, cpu), 0);
 	c = twk_ctrl_start(test, cpu, deadline, false);
 
