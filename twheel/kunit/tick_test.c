@@ -418,10 +418,16 @@ static void twk_tick_restarted(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twk_one_arm(x, now + 50 * TWK_MS, a), 0);
 	c = twk_ctrl_start(test, a, x->deadline + 200 * TWK_MS, false);
 
+	/*
+	 * Hold X's own tick (not a cascade tick before it): the hook is set
+	 * only just before X is due. The held pass read the clock at X's
+	 * tick, expires X and programs the wheel's next work, Z's.
+	 */
+	while (ktime_get_ns() + 2 * TWK_MS < x->deadline)
+		usleep_range(200, 400);
 	hits = twheel_hook_hits(TWHEEL_HOOK_tick_clock);
 	twk_hook(test, TWHEEL_HOOK_tick_clock, 30000);
-	/* X's tick reads the clock, then spins in the hook. */
-	end = now + 2000 * TWK_MS;
+	end = ktime_get_ns() + 2000 * TWK_MS;
 	while (twheel_hook_hits(TWHEEL_HOOK_tick_clock) == hits &&
 	       ktime_get_ns() < end)
 		usleep_range(50, 100);
@@ -430,6 +436,8 @@ static void twk_tick_restarted(struct kunit *test)
 	twheel_hook_set(TWHEEL_HOOK_tick_clock, 0);
 	KUNIT_ASSERT_GT_MSG(test, twheel_hook_hits(TWHEEL_HOOK_tick_clock),
 			    hits, "the tick never reached the hook");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&x->fired), 0,
+			    "the tick held was not X's");
 
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&x->done,
 							    msecs_to_jiffies(1000)));
