@@ -12,8 +12,8 @@
  * depends on the host (these tests run under TCG emulation too), so it is
  * judged against controls (struct twt_ctrl: an hrtimer and a work item on
  * the same CPU, due when the timer's tick starts): at most one wheel tick
- * (the rounding up to the tick) plus the latest control of the same set or
- * run. Counts that depend
+ * (the rounding up to the tick) plus the latest control of the same case,
+ * the window in which its timers fired. Counts that depend
  * on lateness (overruns, wakeups of a tickless base) are checked against
  * bounds derived from the times the callbacks measured themselves.
  *
@@ -44,10 +44,25 @@
 
 TWHEEL_IMPORT_KUNIT_NS();
 
-/* The promise: one tick more than the system added (@ctrl_late). */
+/* The latest control of the running case: the window of its timers. */
+static atomic64_t twt_ctrl_window;
+
+/* At the start of each case of the driver suites. */
+int twt_case_init(struct kunit *test)
+{
+	atomic64_set(&twt_ctrl_window, 0);
+	return 0;
+}
+
+/*
+ * The promise: one tick (the rounding up to the tick) more than the
+ * system added, as the latest control of the case measured it; @ctrl_late
+ * is one the caller waited for.
+ */
 u64 twt_late_max(u64 ctrl_late)
 {
-	return twheel_tick_ns() + ctrl_late;
+	return twheel_tick_ns() +
+	       max_t(u64, ctrl_late, atomic64_read(&twt_ctrl_window));
 }
 
 static enum hrtimer_restart twt_ctrl_fire(struct hrtimer *hrt)
@@ -63,7 +78,12 @@ static void twt_ctrl_work(struct work_struct *work)
 	struct twt_ctrl *c = container_of(work, struct twt_ctrl, work);
 	u64 now = ktime_get_ns();
 
+	s64 old = atomic64_read(&twt_ctrl_window);
+
 	c->late = now > c->deadline ? now - c->deadline : 0;
+	while (old < (s64)c->late &&
+	       !atomic64_try_cmpxchg(&twt_ctrl_window, &old, c->late))
+		;
 	complete(&c->done);
 }
 
@@ -694,6 +714,7 @@ static struct kunit_case twt_driver_cases[] = {
 
 static struct kunit_suite twt_driver_suite = {
 	.name = "twheel_driver",
+	.init = twt_case_init,
 	.test_cases = twt_driver_cases,
 };
 

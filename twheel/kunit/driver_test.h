@@ -63,6 +63,7 @@ void twt_ctrl_init(struct twt_ctrl *c);
 void twt_ctrl_arm(struct twt_ctrl *c, u64 deadline, int cpu);
 void twt_ctrl_stop(struct twt_ctrl *c);
 u64 twt_ctrl_late(struct kunit *test, struct twt_ctrl *c);
+int twt_case_init(struct kunit *test);
 u64 twt_late_max(u64 ctrl_late);
 bool twt_wait(struct completion *c);
 void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t);
