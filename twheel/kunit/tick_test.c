@@ -394,9 +394,10 @@ static void twheel_hook_set(enum twheel_hook h, unsigned int us)
  * place: the hrtimer base orders its timers by expiry, and a control
  * hrtimer of the same CPU and base, due long before the wheel's next tick,
  * would wait for that tick: it must be at most a tick later than a
- * hard-interrupt hrtimer due at the same time (another base on RT). The tick_clock hook holds the callback after
- * its clock read (spinning, interrupts on; interrupts are off there
- * without PREEMPT_RT, where the IPI waits and the case shows nothing).
+ * hard-interrupt hrtimer due at the same time (another base on RT). The
+ * tick_clock hook holds the callback after its clock read (spinning,
+ * interrupts on; interrupts are off there without PREEMPT_RT, where the
+ * IPI waits and the case shows nothing).
  */
 static void twk_tick_restarted(struct kunit *test)
 {
