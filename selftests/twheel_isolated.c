@@ -170,4 +170,43 @@ TEST(root_may_use_isolated_cpu)
 	close(fd);
 }
 
+/*
+ * A timer whose CPU goes down moves to a housekeeping CPU, never to the
+ * isolated one that an unprivileged arm could not name, even when that is
+ * the next online CPU after the one going down.
+ */
+TEST(hotplug_moves_to_housekeeping)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_CONF), from = -1, cpu, next;
+	struct twheel_query q;
+	uint64_t id;
+	int fd;
+
+	if (!find_cpus())
+		SKIP(return, "no nohz_full CPU and housekeeping CPU (%s)",
+		     NOHZ_FULL);
+	if (getuid() != 0)
+		SKIP(return, "not root");
+	/* A housekeeping CPU but the first whose next CPU is isolated. */
+	for (cpu = 1; cpu < ncpu && from < 0; cpu++) {
+		next = (cpu + 1) % ncpu;
+		if (!CPU_ISSET(cpu, &isolated) && CPU_ISSET(next, &isolated))
+			from = cpu;
+	}
+	if (from < 0)
+		SKIP(return, "no housekeeping CPU but the first before an isolated one");
+	fd = tw_open(0);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", TW_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_arm(fd, TWHEEL_ARM_CPU, HOUR_NS, 0, 7, from, &id));
+	ASSERT_EQ(0, tw_cpu_set_online(from, 0));
+	ASSERT_EQ(0, tw_query(fd, id, &q));
+	EXPECT_EQ(0, tw_cpu_set_online(from, 1));
+	printf("# CPU %d went down: its timer moved to CPU %u\n", from, q.cpu);
+	EXPECT_FALSE(CPU_ISSET(q.cpu, &isolated))
+		TH_LOG("moved to isolated CPU %u", q.cpu);
+	EXPECT_NE((uint32_t)from, q.cpu);
+	EXPECT_EQ(1, tw_cancel(fd, id));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

@@ -13,6 +13,12 @@
  * free there shows as a KASAN report or an oops in the kernel log (make
  * check fails on either).
  *
+ * unload_with_runner_catching_up: the last close and the unload come while
+ * a runner is catching up on a burst of timers due in one tick (more than
+ * a pass takes), held between two passes by the runner_pass hook on the
+ * debug kernels: the unload must wait for it, and nothing it does then may
+ * start the tick hrtimer of a base about to be freed.
+ *
  * unload_with_every_kind_armed: each cycle arms on several files timers of
  * every kind (ABI 1 one-shot and periodic on every CPU, CLOCK_REALTIME and
  * CLOCK_BOOTTIME, cancel-on-set, both alarm clocks, a ring table whose
@@ -280,6 +286,58 @@ TEST_F_TIMEOUT(slow, unload_with_every_kind_armed, 300)
 	close(kofd);
 	ksft_print_msg("unload cycles with every kind armed: %d, timers %lu, ring %s\n",
 		       CYCLES, armed, have_ring ? "yes" : "no");
+}
+
+#define BURST		(8 * 64)	/* timers due in one tick: 8 passes */
+#define RUNNER_CYCLES	3
+
+TEST_F_TIMEOUT(slow, unload_with_runner_catching_up, 240)
+{
+	const char *ko = getenv("TW_KO") ?: TW_KO_DEFAULT;
+	bool was_loaded = module_loaded();
+	int kofd, cycle, cpu, i, fd, held = 0;
+	long long hits;
+	cpu_set_t set;
+	uint64_t due;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		SKIP(return, "sched_getaffinity: %s", strerror(errno));
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+		;
+	kofd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (kofd < 0)
+		SKIP(return, "%s: %s", ko, strerror(errno));
+	if (was_loaded && tw_read_ll("/sys/module/twheel/refcnt") != 0)
+		SKIP(close(kofd); return,
+		     "twheel is in use (twheel_kunit holds it): run after unloading that");
+	for (cycle = 0; cycle < RUNNER_CYCLES; cycle++) {
+		if (cycle || !was_loaded)
+			ASSERT_EQ(0, load(kofd)) TH_LOG("cycle %d: load", cycle);
+		fd = open_dev();
+		ASSERT_LE(0, fd) TH_LOG("cycle %d: %s: %s", cycle, TW_DEV,
+					strerror(errno));
+		/* Absent on stock kernels: the runner is then not held. */
+		tw_hook_set("runner_pass", 200000);
+		due = tw_now() + 20 * MS;
+		for (i = 0; i < BURST; i++)
+			ASSERT_EQ(0, tw_arm(fd, TWHEEL_ARM_CPU | TWHEEL_ARM_ABS,
+					    due, 0, i, cpu, NULL))
+				TH_LOG("cycle %d: arm %d", cycle, i);
+		/* Pending ones too: the wheel is not empty when it is cut. */
+		for (i = 0; i < 64; i++)
+			ASSERT_EQ(0, tw_arm(fd, TWHEEL_ARM_CPU, 3600000 * MS, 0,
+					    BURST + i, cpu, NULL));
+		tw_sleep_ms(60);
+		hits = tw_hook_hits("runner_pass");
+		held += hits > 0;
+		close(fd);
+		ASSERT_EQ(0, unload()) TH_LOG("cycle %d: unload", cycle);
+	}
+	if (was_loaded)
+		EXPECT_EQ(0, load(kofd));
+	close(kofd);
+	ksft_print_msg("unload cycles with a runner catching up: %d, runner held in %d\n",
+		       RUNNER_CYCLES, held);
 }
 
 TEST_HARNESS_MAIN

@@ -7,6 +7,7 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/sched/isolation.h>
 #include <linux/spinlock.h>
 
 #include "base.h"
@@ -47,25 +48,39 @@ void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	raw_spin_unlock(&a->lock);
 }
 
-/*
- * The first online CPU after @from (wrapping) whose base takes timers, or
- * -1. Starting after the caller's CPU spreads the timers of a CPU going
- * down instead of piling them all on the first CPU.
- */
-int tw_fallback_cpu(unsigned int from)
+/* The first CPU of @mask after @from (wrapping) whose base is online. */
+static int tw_next_base(unsigned int from, const struct cpumask *mask)
 {
 	unsigned int cpu = from, i;
 
 	for (i = 0; i < nr_cpu_ids; i++) {
-		cpu = cpumask_next(cpu, cpu_online_mask);
+		cpu = cpumask_next_and(cpu, cpu_online_mask, mask);
 		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first(cpu_online_mask);
+			cpu = cpumask_first_and(cpu_online_mask, mask);
 		if (cpu >= nr_cpu_ids)
 			break;
 		if (READ_ONCE(tw_base(cpu)->online))
 			return cpu;
 	}
 	return -1;
+}
+
+/*
+ * Where a timer goes that its CPU cannot take (it went down, or an arm
+ * without a CPU runs on one going down): the first online CPU after @from
+ * (wrapping) whose base takes timers and that is not isolated from kernel
+ * timers (HK_TYPE_TIMER: nohz_full=, isolcpus=nohz), or -1. A timer that
+ * /dev/twheel would not put on an isolated CPU must not land there later.
+ * Starting after the caller's CPU spreads the timers of a CPU going down
+ * instead of piling them all on the first CPU. Only if no housekeeping CPU
+ * takes timers (the kernel keeps one online; unload takes them all
+ * offline) is any online CPU taken.
+ */
+int tw_fallback_cpu(unsigned int from)
+{
+	int cpu = tw_next_base(from, housekeeping_cpumask(HK_TYPE_TIMER));
+
+	return cpu >= 0 ? cpu : tw_next_base(from, cpu_possible_mask);
 }
 
 /**

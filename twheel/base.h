@@ -28,6 +28,15 @@
  * callback runs in the pass that expires it, under the base lock, and the
  * pass re-arms it if it is periodic.
  *
+ * The tick hrtimer is never changed while it is queued: its expiry is its
+ * key in the hrtimer base's timerqueue, and a key changed in place would
+ * hold back every hrtimer behind it. On PREEMPT_RT the callback can take
+ * interrupts and be preempted before it holds the base lock, and an arm
+ * for an earlier tick meanwhile (the reprogram IPI, a local arm) starts the
+ * hrtimer again; the callback then moves it with hrtimer_start() instead
+ * of restarting it (tw_tick_rearm()). Only the callback restarts a tick
+ * that is not queued.
+ *
  * Runners: each base has TW_RUNNERS work items that take expired timers
  * one at a time and run their callbacks with the base lock dropped, and
  * re-arm periodic timers. One runs while the others wait; before it starts
@@ -52,13 +61,21 @@
  * the base lock held and interrupts off is bounded by the budget times the
  * cost of one node (a cache miss or two, plus a TWHEEL_TIMER_TICK callback),
  * whatever the number of timers due: 1 000 000 timers due in one tick take
- * at least 15 625 passes, not one. The clock is read before the lock: a
- * clock read may itself be slow (an emulated HPET took 1-3 ms on the
- * PREEMPT_RT test guest, 30 ms at worst), and that time must not count
- * as interrupts off. If the budget runs out the base is marked
- * behind and a runner finishes the tick's work, one pass at a time
- * with the lock dropped (and cond_resched()) in between, before it runs the
- * callbacks; timers then fire late by that catch-up, never early. CPU
+ * at least 15 625 passes, not one. The clock (tw_clock_ns()) is never read
+ * under a base lock: a clocksource read may itself be slow (an emulated
+ * HPET), and that time must not count as interrupts off. The tick, the
+ * runners, a relative arm and a query read it before they take the lock;
+ * under the lock only the coarse clock of the last timekeeping update is
+ * read (tw_coarse_tick(), no clocksource access), to move an empty wheel's
+ * clock forward, where a clock behind the time costs at most a cascade.
+ *
+ * If the budget runs out the base is marked behind, and the wheel goes on
+ * two ways: a runner is queued to finish the tick's work at once, one pass
+ * at a time with the lock dropped (and cond_resched()) in between, before
+ * it runs the callbacks; and the tick comes back one tick later for
+ * another pass, whatever the runners do. So the wheel keeps moving, one
+ * pass per tick at least, also while every runner of the CPU sleeps in a
+ * callback. Timers then fire late by that catch-up, never early. CPU
  * hotplug moves timers and unload drains them in chunks of the same size.
  *
  * Contexts: the tick (hard irq, or softirq on PREEMPT_RT, as its hrtimer
@@ -71,10 +88,20 @@
  * CPU hotplug: a CPU going down stops taking new timers and hands its
  * pending timers and expired batch to an online CPU with unchanged deadlines
  * (twheel:online teardown); once it is dead, whatever is left moves too
- * (twheel:prepare teardown). None of them is running (see "Running timers
+ * (twheel:prepare teardown). A timer that has to leave its CPU (hotplug, a
+ * re-arm for an offline CPU when its callback returns, an arm without a CPU
+ * on one going down) goes to an online housekeeping CPU (tw_fallback_cpu():
+ * not one isolated from kernel timers by nohz_full=, which /dev/twheel
+ * refuses to unprivileged callers). None of them is running (see "Running timers
  * stay put"). A callback already running there finishes where it is, on
  * its runner (the workqueue runs it on another CPU once this one is down);
  * a re-arm it made then goes to an online CPU when it returns.
+ *
+ * Offline bases: nothing starts the tick hrtimer of an offline base
+ * (__tw_reprogram() returns), so the hrtimer stays stopped once its CPU is
+ * dead, and at unload once cancelled, while the runners finish: unload
+ * marks every base offline, waits for reprogram IPIs in flight, cancels the
+ * ticks, then drains the workqueue, and only then frees the bases.
  *
  * Batches: twheel_batch_on() arms, modifies or cancels the timers of one
  * base under one hold of its lock and programs its tick at most once, for
@@ -94,7 +121,8 @@
  *  - Arm (twheel_arm_on(), twheel_modify()) of a timer that stays on its
  *    base, the common case: one exported call doing the work (no forward
  *    through a batch entry), one lock with interrupts saved, an O(1) wheel
- *    insert (tw_wheel_add(), no division), one comparison with next_tick
+ *    insert (tw_wheel_add(), no division; into an empty wheel, a read of
+ *    the coarse clock first), one comparison with next_tick
  *    (the hrtimer is reprogrammed only when the new tick is earlier), and
  *    no look at the runners while none of the base runs a callback
  *    (@nr_running). A timer that moves to another base, or an offline
@@ -223,8 +251,9 @@ struct tw_runner {
  *		the second with raw_spin_lock_nested().
  * @wheel:	the timing wheel
  * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
- *		is not, 0 while a pass runs or the base is @behind (a stale
- *		value only causes a spurious reprogram)
+ *		is not, 0 while the tick's pass runs (a stale value that is
+ *		too large only causes a spurious reprogram; it is never
+ *		smaller than the tick the hrtimer fires at)
  * @expired:	timers expired by the tick, waiting for a runner
  * @run:	the generation of expired timers the runners are going
  *		through; it takes @expired over only when @run is empty, so a
@@ -235,8 +264,8 @@ struct tw_runner {
  * @nr_running:	runners whose @running is set: while it is 0, the arm and
  *		cancel paths need not look for a runner of their timer
  * @behind:	a pass of the tick ran out of budget: a runner finishes the
- *		tick's work and then programs @tick (@next_tick is 0 meanwhile,
- *		so that no arm programs it)
+ *		tick's work and then programs @tick; meanwhile @tick fires
+ *		every tick for another pass (see "Bounded work")
  * @online:	the base accepts new timers (its CPU is online)
  * @cpu:	the CPU of this base
  * @wakeups:	tick hrtimer callbacks

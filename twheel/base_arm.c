@@ -234,7 +234,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_on);
 /*
  * The deadline of an arm: relative deadlines read the clock here, once,
  * as late as possible and before the lock (see "Cost" in base.h for why it
- * is ktime_get_ns() and not a cheaper, cached clock).
+ * is ktime_get_ns(), tw_clock_ns(), and not a cheaper, cached clock).
  */
 static inline u64 tw_deadline(u64 expires, unsigned int flags)
 {
@@ -242,7 +242,7 @@ static inline u64 tw_deadline(u64 expires, unsigned int flags)
 
 	if (flags & TWHEEL_ABS)
 		return expires;
-	if (check_add_overflow(ktime_get_ns(), expires, &deadline))
+	if (check_add_overflow(tw_clock_ns(), expires, &deadline))
 		return U64_MAX;
 	return deadline;
 }
@@ -530,9 +530,10 @@ EXPORT_SYMBOL_GPL(twheel_cancel_sync);
  */
 int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 {
+	/* Before the lock: see "Bounded work" in base.h. */
+	u64 now = tw_clock_ns();
 	struct twheel_base *base;
 	unsigned long flags;
-	u64 now;
 
 	base = tw_lock_base(t, &flags);
 	info->state = t->state;
@@ -544,7 +545,6 @@ int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 		info->deadline = 0;
 		info->remaining = 0;
 	} else {
-		now = ktime_get_ns();
 		info->deadline = t->deadline;
 		info->remaining = t->deadline > now ? t->deadline - now : 0;
 	}

@@ -42,6 +42,13 @@ struct lockdep_map twheel_callback_map =
  */
 void __tw_reprogram(struct twheel_base *base, u64 next)
 {
+	/*
+	 * An offline base has no timers of its own left to fire (they moved,
+	 * or unload drains them) and its hrtimer may be cancelled for good
+	 * (unload, CPU dead): nothing may start it again.
+	 */
+	if (unlikely(!base->online))
+		return;
 	if (base->cpu == smp_processor_id()) {
 		base->next_tick = next;
 		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
@@ -109,9 +116,12 @@ static __always_inline void tw_place(struct twheel_base *base,
 {
 	struct tw_wheel *w = &base->wheel;
 
-	/* An empty wheel's clock is stale: new deadlines belong low. */
+	/*
+	 * An empty wheel's clock is stale: new deadlines belong low. The
+	 * coarse clock, as the lock is held with interrupts off.
+	 */
 	if (!w->pending)
-		tw_wheel_forward(w, tw_now_tick());
+		tw_wheel_forward(w, tw_coarse_tick());
 	t->deadline = deadline;
 	WRITE_ONCE(t->cpu, base->cpu);
 	tw_wheel_add(w, &t->node, tw_ns_to_tick(deadline));
@@ -315,36 +325,60 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 }
 
 /*
- * The tick hrtimer: one bounded pass. If the budget ran out, the rest of
- * the tick's work goes to the base's work item, which continues in bounded
- * passes with the lock dropped in between and programs the tick when done.
+ * Program the tick hrtimer @hrt of @base, whose callback runs, for tick
+ * @next (TW_NO_TICK: not at all). Base lock held.
+ *
+ * The callback takes the base lock only after it has read the clock; on
+ * PREEMPT_RT it runs in a thread and may be interrupted or preempted there,
+ * and an arm for an earlier tick meanwhile (a reprogram IPI, or a local
+ * arm) hrtimer_start()s it again: it is then queued, and its expiry is its
+ * key in the hrtimer base's timerqueue, which must never change in place.
+ * So a queued tick is moved with hrtimer_start() and the callback does not
+ * restart it; only one that is not queued is restarted.
+ */
+static enum hrtimer_restart tw_tick_rearm(struct twheel_base *base,
+					  struct hrtimer *hrt, u64 next)
+{
+	base->next_tick = next;
+	if (next == TW_NO_TICK)
+		return HRTIMER_NORESTART;
+	if (unlikely(hrtimer_is_queued(hrt))) {
+		hrtimer_start(hrt, tw_tick_to_ktime(next),
+			      HRTIMER_MODE_ABS_PINNED);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * The tick hrtimer: one bounded pass. If the budget ran out, the base is
+ * behind: a runner is queued to go on with the tick's work at once, in
+ * bounded passes with the lock dropped in between, and the tick comes back
+ * one tick later for another pass whatever the runners do (all of them may
+ * be asleep in callbacks), so the wheel keeps moving.
  */
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 {
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	enum hrtimer_restart ret;
 	/* Before the lock: see tw_run_pass(). */
-	u64 now = ktime_get_ns(), next;
+	u64 now = tw_clock_ns(), next;
 	unsigned long flags;
 
+	tw_hook_spin(TWHEEL_HOOK_tick_clock);
 	raw_spin_lock_irqsave(&base->lock, flags);
 	base->wakeups++;
 	twheel_stat_inc(wakeups);
 	/* Re-arms in this pass must not restart the running hrtimer. */
 	base->next_tick = 0;
-	if (tw_run_pass(base, now, &next)) {
-		/* next_tick 0: no arm programs the tick until the work has. */
-		base->behind = true;
+	base->behind = tw_run_pass(base, now, &next);
+	if (base->behind) {
 		twheel_stat_inc(deferred);
 		tw_kick(base, tw_runner_cpu(base));
-		goto out;
+		next = tw_ns_to_tick_floor(now) + 1;
 	}
-	base->next_tick = next;
-	if (next != TW_NO_TICK) {
-		hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
-		ret = HRTIMER_RESTART;
-	}
-out:
+	ret = tw_tick_rearm(base, hrt, next);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
@@ -443,7 +477,7 @@ void tw_work_fn(struct work_struct *work)
 	u64 deadline, now, end, next;
 	bool periodic, wake, read;
 
-	now = ktime_get_ns();
+	now = tw_clock_ns();
 	raw_spin_lock_irq(&base->lock);
 	r->state = TW_RUNNER_LOOKING;
 	for (;;) {
@@ -453,17 +487,16 @@ void tw_work_fn(struct work_struct *work)
 		 * program the tick.
 		 */
 		if (base->behind) {
-			base->next_tick = 0;
 			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
+				twheel_hook(TWHEEL_HOOK_runner_pass);
 				cond_resched();
-				now = ktime_get_ns();
+				now = tw_clock_ns();
 				group = 0;
 				raw_spin_lock_irq(&base->lock);
 				continue;
 			}
 			base->behind = false;
-			base->next_tick = TW_NO_TICK;
 			tw_reprogram(base, next);
 		}
 		t = tw_take(base);
@@ -491,7 +524,7 @@ void tw_work_fn(struct work_struct *work)
 		func(t);
 		lock_map_release(&twheel_callback_map);
 		read = periodic || ++group >= TW_CLOCK_BATCH;
-		end = read ? ktime_get_ns() : now;
+		end = read ? tw_clock_ns() : now;
 
 		raw_spin_lock_irq(&base->lock);
 		twheel_stat_inc(callbacks);
@@ -517,7 +550,7 @@ void tw_work_fn(struct work_struct *work)
 			if (wake)
 				wake_up(&base->waitq);
 			cond_resched();
-			now = ktime_get_ns();
+			now = tw_clock_ns();
 			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}

@@ -53,8 +53,9 @@ static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 
 	n = tw_wheel_drain(&old->wheel, &list, budget);
 	budget -= n;
+	/* No clock read here: both locks are held, interrupts off. */
 	if (n && !new->wheel.pending)
-		tw_wheel_forward(&new->wheel, tw_now_tick());
+		tw_wheel_forward(&new->wheel, tw_coarse_tick());
 	hlist_for_each_entry_safe(t, tmp, &list, node.entry) {
 		hlist_del_init(&t->node.entry);
 		tw_wheel_add(&new->wheel, &t->node, t->node.expires);

@@ -59,7 +59,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 	if (!twheel_wq)
 		return -ENOMEM;
 
-	now = tw_now_tick();
+	now = tw_ns_to_tick_floor(ktime_get_ns());
 	for_each_possible_cpu(cpu) {
 		base = kzalloc_node(sizeof(*base), GFP_KERNEL, cpu_to_node(cpu));
 		if (!base) {
@@ -162,6 +162,10 @@ void twheel_bases_exit(void)
 	/* Let any reprogram IPI in flight finish: it sees !online. */
 	for_each_possible_cpu(cpu)
 		tw_wait_csd(tw_base(cpu));
+	/*
+	 * Nothing starts the tick of an offline base again (__tw_reprogram()),
+	 * so once cancelled it stays so, also while the runners below finish.
+	 */
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&tw_base(cpu)->tick);
 	/* Runs the batches already expired; periodic re-arms find no base. */

@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "base.h"
+#include "testhooks.h"
 
 /* base.c */
 DECLARE_PER_CPU(struct twheel_base *, twheel_base_ptr);
@@ -116,9 +117,26 @@ static inline u64 tw_ns_to_tick(u64 ns)
 	return tick + (rem ? 1 : 0);
 }
 
-static inline u64 tw_now_tick(void)
+/*
+ * CLOCK_MONOTONIC now, for deadlines and expiry: never under a base lock
+ * (see "Bounded work" in base.h). The clock_read hook makes it slow, as an
+ * emulated HPET is.
+ */
+static inline u64 tw_clock_ns(void)
 {
-	return tw_ns_to_tick_floor(ktime_get_ns());
+	twheel_hook(TWHEEL_HOOK_clock_read);
+	return ktime_get_ns();
+}
+
+/*
+ * A tick at or before the current one, from the time of the last
+ * timekeeping update: no clocksource read, so it may be taken under a base
+ * lock. Good for moving an empty wheel's clock forward (a clock behind
+ * the time costs a cascade at most), never for a deadline.
+ */
+static inline u64 tw_coarse_tick(void)
+{
+	return tw_ns_to_tick_floor(ktime_get_coarse_ns());
 }
 
 static inline ktime_t tw_tick_to_ktime(u64 tick)
@@ -126,6 +144,19 @@ static inline ktime_t tw_tick_to_ktime(u64 tick)
 	if (tick > tw_max_ktime_tick)
 		return KTIME_MAX;
 	return ns_to_ktime(tick * tw_tick_ns);
+}
+
+/*
+ * Widen a window with preemption off, so that the hook spins (taking
+ * interrupts) wherever it is: a test-only delay, nothing in normal builds.
+ */
+static inline void tw_hook_spin(enum twheel_hook h)
+{
+#ifdef TWHEEL_TESTHOOKS
+	preempt_disable();
+	twheel_hook(h);
+	preempt_enable();
+#endif
 }
 
 /*

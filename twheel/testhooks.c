@@ -12,6 +12,7 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "testhooks.h"
 
 struct tw_hook {
@@ -22,9 +23,8 @@ struct tw_hook {
 static struct tw_hook tw_hooks[TWHEEL_HOOK_NR];
 
 static const char *const tw_hook_names[TWHEEL_HOOK_NR] = {
-#define TWHEEL_HOOK_NAME(name) [TWHEEL_HOOK_##name] = #name,
-	TWHEEL_HOOK_LIST(TWHEEL_HOOK_NAME)
-#undef TWHEEL_HOOK_NAME
+#define TWHEEL_HOOK(name, what) [TWHEEL_HOOK_##name] = #name,
+#include "testhooks_list.h"
 };
 
 /**
@@ -68,6 +68,30 @@ unsigned int twheel_hook_knob(enum twheel_hook h)
 		atomic64_inc(&hk->hits);
 	return v;
 }
+
+/**
+ * twheel_hook_set() - set a hook's delay, as a write to hooks/<name> does
+ * @h:		the hook
+ * @delay_us:	delay in microseconds, 0 turns the hook off (at most 1 s)
+ */
+void twheel_hook_set(enum twheel_hook h, unsigned int delay_us)
+{
+	WRITE_ONCE(tw_hooks[h].delay_us, min_t(unsigned int, delay_us,
+					       USEC_PER_SEC));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_hook_set);
+
+/**
+ * twheel_hook_hits() - passes through a hook while its delay was set
+ * @h:		the hook
+ *
+ * Return: the count hooks/<name> shows.
+ */
+u64 twheel_hook_hits(enum twheel_hook h)
+{
+	return atomic64_read(&tw_hooks[h].hits);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_hook_hits);
 
 static int tw_hook_show(struct seq_file *m, void *unused)
 {

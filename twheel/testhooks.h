@@ -47,21 +47,12 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  * test can tell that its window was actually reached. The delay sleeps
  * where the caller may sleep and spins (udelay) where it may not.
  *
- * Add a hook by adding its name to TWHEEL_HOOK_LIST and calling
+ * Add a hook by adding it to testhooks_list.h and calling
  * twheel_hook(TWHEEL_HOOK_<name>) at the point to widen.
  */
-#define TWHEEL_HOOK_LIST(X)			\
-	X(noop)					\
-	X(ring_submit)				\
-	X(wake_walk_file)				\
-	X(utimer_fire)				\
-	X(utimer_fired)				\
-	X(utimer_early)
-
 enum twheel_hook {
-#define TWHEEL_HOOK_ENUM(name) TWHEEL_HOOK_##name,
-	TWHEEL_HOOK_LIST(TWHEEL_HOOK_ENUM)
-#undef TWHEEL_HOOK_ENUM
+#define TWHEEL_HOOK(name, what) TWHEEL_HOOK_##name,
+#include "testhooks_list.h"
 	TWHEEL_HOOK_NR
 };
 
@@ -77,6 +68,9 @@ struct dentry;
 void twheel_hook(enum twheel_hook h);
 unsigned int twheel_hook_knob(enum twheel_hook h);
 void twheel_hooks_debugfs(struct dentry *dir);
+/* What hooks/<name> does, for the KUnit suites (no debugfs there). */
+void twheel_hook_set(enum twheel_hook h, unsigned int delay_us);
+u64 twheel_hook_hits(enum twheel_hook h);
 #else
 static inline void twheel_hook(enum twheel_hook h) { }
 static inline unsigned int twheel_hook_knob(enum twheel_hook h) { return 0; }

@@ -582,6 +582,7 @@ static struct kunit_case twt_sync_cases[] = {
 
 static struct kunit_suite twt_sync_suite = {
 	.name = "twheel_driver_sync",
+	.init = twt_case_init,
 	.test_cases = twt_sync_cases,
 };
 

@@ -9,8 +9,11 @@
  * CPU the timer was armed on, in process context; the counts of callbacks
  * are exact; fixed-delay gaps are never shorter than the period; a callback
  * is never re-entered; nothing runs after a cancel. How late a timer fires
- * depends on the host (these tests run under TCG emulation too), so that
- * bound is generous: TWT_LATE_MAX_NS plus one wheel tick. Counts that depend
+ * depends on the host (these tests run under TCG emulation too), so it is
+ * judged against controls (struct twt_ctrl: an hrtimer and a work item on
+ * the same CPU, due when the timer's tick starts): at most one wheel tick
+ * (the rounding up to the tick) plus the latest control of the same case,
+ * the window in which its timers fired. Counts that depend
  * on lateness (overruns, wakeups of a tickless base) are checked against
  * bounds derived from the times the callbacks measured themselves.
  *
@@ -30,18 +33,112 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/random.h>
 #include <linux/twheel.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "driver_test.h"
 
 TWHEEL_IMPORT_KUNIT_NS();
 
-u64 twt_late_max(void)
+/* The latest control of the running case: the window of its timers. */
+static atomic64_t twt_ctrl_window;
+
+/* At the start of each case of the driver suites. */
+int twt_case_init(struct kunit *test)
 {
-	return TWT_LATE_MAX_NS + twheel_tick_ns();
+	atomic64_set(&twt_ctrl_window, 0);
+	return 0;
+}
+
+/*
+ * The promise: one tick (the rounding up to the tick) more than the
+ * system added, as the latest control of the case measured it; @ctrl_late
+ * is one the caller waited for.
+ */
+u64 twt_late_max(u64 ctrl_late)
+{
+	return twheel_tick_ns() +
+	       max_t(u64, ctrl_late, atomic64_read(&twt_ctrl_window));
+}
+
+static enum hrtimer_restart twt_ctrl_fire(struct hrtimer *hrt)
+{
+	struct twt_ctrl *c = container_of(hrt, struct twt_ctrl, hrt);
+
+	queue_work_on(c->cpu, system_highpri_wq, &c->work);
+	return HRTIMER_NORESTART;
+}
+
+static void twt_ctrl_work(struct work_struct *work)
+{
+	struct twt_ctrl *c = container_of(work, struct twt_ctrl, work);
+	u64 now = ktime_get_ns();
+
+	s64 old = atomic64_read(&twt_ctrl_window);
+
+	c->late = now > c->deadline ? now - c->deadline : 0;
+	while (old < (s64)c->late &&
+	       !atomic64_try_cmpxchg(&twt_ctrl_window, &old, c->late))
+		;
+	complete(&c->done);
+}
+
+void twt_ctrl_init(struct twt_ctrl *c)
+{
+	twheel_hrtimer_setup(&c->hrt, twt_ctrl_fire, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED);
+	INIT_WORK(&c->work, twt_ctrl_work);
+	init_completion(&c->done);
+}
+
+static void twt_ctrl_start_here(void *data)
+{
+	struct twt_ctrl *c = data;
+
+	hrtimer_start(&c->hrt, ns_to_ktime(c->deadline),
+		      HRTIMER_MODE_ABS_PINNED);
+}
+
+/*
+ * Arm @c on @cpu (TWHEEL_CPU_ANY: this one) for the start of the tick of
+ * @deadline: the time the tick hrtimer of a twheel timer due at @deadline
+ * fires, so that the control meets the interrupt latency of that instant.
+ */
+void twt_ctrl_arm(struct twt_ctrl *c, u64 deadline, int cpu)
+{
+	u64 tick = twheel_tick_ns();
+
+	if (cpu == TWHEEL_CPU_ANY)
+		cpu = raw_smp_processor_id();
+	c->deadline = DIV_ROUND_UP_ULL(deadline, tick) * tick;
+	c->cpu = cpu;
+	c->armed = true;
+	reinit_completion(&c->done);
+	if (smp_call_function_single(cpu, twt_ctrl_start_here, c, 1))
+		c->armed = false;
+}
+
+void twt_ctrl_stop(struct twt_ctrl *c)
+{
+	hrtimer_cancel(&c->hrt);
+	cancel_work_sync(&c->work);
+}
+
+/* Lateness of armed control @c, once it ran (a failure if it did not). */
+u64 twt_ctrl_late(struct kunit *test, struct twt_ctrl *c)
+{
+	if (!c->armed)
+		return 0;
+	if (!twt_wait(&c->done)) {
+		KUNIT_FAIL(test, "control hrtimer and work did not run in %d ms",
+			   TWT_TIMEOUT_MS);
+		return 0;
+	}
+	return c->late;
 }
 
 bool twt_wait(struct completion *c)
@@ -99,8 +196,10 @@ static void twt_set_cancel(void *data)
 	struct twt_set *set = data;
 	unsigned int i;
 
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < set->n; i++) {
 		twheel_cancel_sync(&set->t[i].timer);
+		twt_ctrl_stop(&set->t[i].ctrl);
+	}
 }
 
 struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n)
@@ -118,6 +217,7 @@ struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n)
 	init_completion(&set->done);
 	for (i = 0; i < n; i++) {
 		twheel_timer_init(&set->t[i].timer, twt_one_fn);
+		twt_ctrl_init(&set->t[i].ctrl);
 		set->t[i].set = set;
 		set->t[i].cpu = -1;
 	}
@@ -140,20 +240,23 @@ int twt_one_arm(struct twt_one *t, u64 delta, int cpu)
 	if (ret < 0) {
 		t->armed = false;
 		atomic_dec(&t->set->left);
+	} else {
+		twt_ctrl_arm(&t->ctrl, t->deadline, cpu);
 	}
 	return ret;
 }
 
 /*
  * Check every armed timer of @set fired exactly once, in process context,
- * on its CPU (unless @any_cpu), not before its deadline and not much later.
+ * on its CPU (unless @any_cpu), not before its deadline and at most one
+ * tick later than the latest of the set's controls.
  */
 void twt_set_check(struct kunit *test, struct twt_set *set,
 		   unsigned int armed, bool any_cpu)
 {
 	unsigned int i, bad_count = 0, early = 0, late = 0, wrong_cpu = 0;
 	unsigned int not_task = 0;
-	u64 lat, lat_max = 0;
+	u64 lat, lat_max = 0, ctrl_max = 0;
 
 	if (atomic_dec_and_test(&set->left))
 		complete(&set->done);
@@ -164,6 +267,10 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&set->calls), armed);
 	KUNIT_EXPECT_EQ(test, atomic_read(&set->left), 0);
+	for (i = 0; i < set->n; i++)
+		if (set->t[i].armed)
+			ctrl_max = max(ctrl_max,
+				       twt_ctrl_late(test, &set->t[i].ctrl));
 
 	for (i = 0; i < set->n; i++) {
 		struct twt_one *t = &set->t[i];
@@ -182,7 +289,7 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 		}
 		lat = t->fired_ns - t->deadline;
 		lat_max = max(lat_max, lat);
-		if (lat > twt_late_max())
+		if (lat > twt_late_max(ctrl_max))
 			late++;
 		if (!any_cpu && t->cpu >= 0 && t->fired_cpu != t->cpu)
 			wrong_cpu++;
@@ -192,11 +299,12 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 	KUNIT_EXPECT_EQ_MSG(test, bad_count, 0, "timers not fired exactly once");
 	KUNIT_EXPECT_EQ_MSG(test, early, 0, "timers fired before deadline");
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "timers later than %llu ns (max %llu)",
-			    twt_late_max(), lat_max);
+			    twt_late_max(ctrl_max), lat_max);
 	KUNIT_EXPECT_EQ_MSG(test, wrong_cpu, 0, "callbacks on the wrong CPU");
 	KUNIT_EXPECT_EQ_MSG(test, not_task, 0, "callbacks not in process context");
-	kunit_info(test, "%u timers, max lateness %llu us\n", armed,
-		   div_u64(lat_max, NSEC_PER_USEC));
+	kunit_info(test, "%u timers, max lateness %llu us, control %llu us\n",
+		   armed, div_u64(lat_max, NSEC_PER_USEC),
+		   div_u64(ctrl_max, NSEC_PER_USEC));
 }
 
 /* 1. Many timers on every online CPU: once each, on time, on their CPU. */
@@ -249,6 +357,8 @@ struct twt_per {
 	struct completion	done;
 	u64			start[TWT_MAX_CALLS];
 	u64			end[TWT_MAX_CALLS];
+	/* ctrl[0] due at @first; ctrl[i + 1] a period after callback i ended */
+	struct twt_ctrl		ctrl[TWT_MAX_CALLS + 1];
 };
 
 static void twt_per_fn(struct twheel_timer *timer)
@@ -269,20 +379,38 @@ static void twt_per_fn(struct twheel_timer *timer)
 		p->query_ret = twheel_query(timer, &p->info);
 		p->cancel_ret = twheel_cancel(timer);
 	}
-	if (i < TWT_MAX_CALLS)
+	if (i < TWT_MAX_CALLS) {
 		p->end[i] = ktime_get_ns();
+		twt_ctrl_arm(&p->ctrl[i + 1], p->end[i] + p->period,
+			     TWHEEL_CPU_ANY);
+	}
 	atomic_dec(&p->inflight);
 	if (i + 1 == p->limit)
 		complete(&p->done);
 }
 
+static void twt_per_stop_ctrls(void *data)
+{
+	struct twt_per *p = data;
+	unsigned int i;
+
+	for (i = 0; i <= TWT_MAX_CALLS; i++)
+		twt_ctrl_stop(&p->ctrl[i]);
+}
+
 static struct twt_per *twt_per_alloc(struct kunit *test, unsigned int limit)
 {
 	struct twt_per *p;
+	unsigned int i;
 
 	KUNIT_ASSERT_LE(test, limit, TWT_MAX_CALLS);
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i <= TWT_MAX_CALLS; i++)
+		twt_ctrl_init(&p->ctrl[i]);
+	/* After the timer's cancel_sync (actions run in reverse). */
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twt_per_stop_ctrls, p));
 	twheel_timer_init(&p->timer, twt_per_fn);
 	p->limit = limit;
 	p->sleep_at = UINT_MAX;
@@ -295,11 +423,14 @@ static struct twt_per *twt_per_alloc(struct kunit *test, unsigned int limit)
 static void twt_per_run(struct kunit *test, struct twt_per *p, u64 period,
 			unsigned int flags)
 {
+	int cpu = raw_smp_processor_id();
+
 	p->period = period;
 	p->first = ktime_get_ns() + period;
 	KUNIT_ASSERT_EQ(test, twheel_arm_on(&p->timer, p->first, period,
 					    flags | TWHEEL_ABS, TWHEEL_CPU_ANY),
 			0);
+	twt_ctrl_arm(&p->ctrl[0], p->first, cpu);
 	KUNIT_ASSERT_TRUE_MSG(test, twt_wait(&p->done),
 			      "only %d of %u callbacks in %d ms",
 			      atomic_read(&p->calls), p->limit, TWT_TIMEOUT_MS);
@@ -327,7 +458,8 @@ static void twt_check_grid(struct kunit *test, struct twt_per *p)
 			KUNIT_EXPECT_GE_MSG(test, p->start[i], p->end[i - 1],
 					    "callback %u overlaps", i);
 	}
-	KUNIT_EXPECT_LT(test, p->start[0] - p->first, twt_late_max());
+	KUNIT_EXPECT_LE(test, p->start[0] - p->first,
+			twt_late_max(twt_ctrl_late(test, &p->ctrl[0])));
 }
 
 /*
@@ -394,11 +526,13 @@ static void twt_fixed_delay(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p->start[0], p->first);
 	for (i = 1; i < p->limit; i++) {
 		u64 gap = p->start[i] - p->end[i - 1];
+		u64 ctrl = twt_ctrl_late(test, &p->ctrl[i]);
 
 		KUNIT_EXPECT_GE_MSG(test, p->start[i], p->end[i - 1] + period,
 				    "gap before callback %u is %lld ns", i,
 				    (s64)(p->start[i] - p->end[i - 1]));
-		KUNIT_EXPECT_LT(test, gap, period + twt_late_max());
+		KUNIT_EXPECT_LE_MSG(test, gap, period + twt_late_max(ctrl),
+				    "callback %u: control %llu ns late", i, ctrl);
 	}
 	KUNIT_EXPECT_EQ(test, p->info.overruns, 0);
 }
@@ -476,6 +610,9 @@ static void twt_rearm_fn(struct twheel_timer *timer)
 		r->other->deadline = now + 10 * TWT_MS;
 		r->modify_ret = twheel_modify(&r->other->timer,
 					      r->other->deadline, 0, TWHEEL_ABS);
+		/* Its control follows it. */
+		twt_ctrl_arm(&r->other->ctrl, r->other->deadline,
+			     r->other->ctrl.cpu);
 	}
 	complete(&r->done);
 }
@@ -577,6 +714,7 @@ static struct kunit_case twt_driver_cases[] = {
 
 static struct kunit_suite twt_driver_suite = {
 	.name = "twheel_driver",
+	.init = twt_case_init,
 	.test_cases = twt_driver_cases,
 };
 

@@ -11,17 +11,32 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
-
-/* Generous bound on lateness under emulation (plus one tick). */
-#define TWT_LATE_MAX_NS		(500 * NSEC_PER_MSEC)
+#include <linux/workqueue.h>
 /* Upper bound on any wait for a callback. */
 #define TWT_TIMEOUT_MS		10000
 /* u64: ten seconds in ns does not fit a 32-bit long. */
 #define TWT_MS			((u64)NSEC_PER_MSEC)
 
 struct twt_set;
+
+/*
+ * A control: an hrtimer on a CPU that queues a work item on that CPU's
+ * high-priority workqueue, the path of a twheel callback without the
+ * wheel. Its lateness (work start - deadline) is what the system added in
+ * that window; a twheel callback due then may be one tick later.
+ */
+struct twt_ctrl {
+	struct hrtimer		hrt;
+	struct work_struct	work;
+	u64			deadline;
+	u64			late;		/* set when the work ran */
+	int			cpu;
+	bool			armed;
+	struct completion	done;
+};
 
 struct twt_one {
 	struct twheel_timer	timer;
@@ -33,6 +48,7 @@ struct twt_one {
 	bool			armed;
 	bool			in_task;
 	atomic_t		fired;
+	struct twt_ctrl		ctrl;		/* due with it, on its CPU */
 };
 
 struct twt_set {
@@ -43,7 +59,12 @@ struct twt_set {
 	struct completion	done;		/* left reached 0 */
 };
 
-u64 twt_late_max(void);
+void twt_ctrl_init(struct twt_ctrl *c);
+void twt_ctrl_arm(struct twt_ctrl *c, u64 deadline, int cpu);
+void twt_ctrl_stop(struct twt_ctrl *c);
+u64 twt_ctrl_late(struct kunit *test, struct twt_ctrl *c);
+int twt_case_init(struct kunit *test);
+u64 twt_late_max(u64 ctrl_late);
 bool twt_wait(struct completion *c);
 void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t);
 void twt_noop_fn(struct twheel_timer *timer);

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The test-only delay hooks (testhooks.h), one TWHEEL_HOOK(name, what) a
+ * hook: included with TWHEEL_HOOK defined, for the enum and the debugfs
+ * names. Add new hooks at the end.
+ */
+TWHEEL_HOOK(noop, "reached by nothing: tests of the hooks themselves")
+TWHEEL_HOOK(ring_submit, "a ring submission, between its checks and its arms")
+TWHEEL_HOOK(wake_walk_file, "the walk before suspend, in a file, under its lock")
+TWHEEL_HOOK(utimer_fire, "an ioctl-ABI expiry, before it takes the file lock")
+TWHEEL_HOOK(utimer_fired, "an ioctl-ABI expiry, after it dropped the file lock")
+TWHEEL_HOOK(utimer_early, "knob: arm ioctl-ABI timers this many us early")
+TWHEEL_HOOK(tick_clock, "the tick callback, before it reads the clock")
+TWHEEL_HOOK(clock_read, "every clock read of the driver: a slow clocksource")
+TWHEEL_HOOK(runner_pass, "a runner catching up, between two passes")
+
+#undef TWHEEL_HOOK
