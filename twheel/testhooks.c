@@ -23,7 +23,7 @@ struct tw_hook {
 static struct tw_hook tw_hooks[TWHEEL_HOOK_NR];
 
 static const char *const tw_hook_names[TWHEEL_HOOK_NR] = {
-#define TWHEEL_HOOK(name, what) [TWHEEL_HOOK_##name] = #name,
+#define TWHEEL_HOOK(name, ...) #name,
 #include "testhooks_list.h"
 };
 

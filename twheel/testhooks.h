@@ -51,7 +51,7 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  * twheel_hook(TWHEEL_HOOK_<name>) at the point to widen.
  */
 enum twheel_hook {
-#define TWHEEL_HOOK(name, what) TWHEEL_HOOK_##name,
+#define TWHEEL_HOOK(name, ...) TWHEEL_HOOK_##name,
 #include "testhooks_list.h"
 	TWHEEL_HOOK_NR
 };
