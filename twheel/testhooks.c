@@ -22,8 +22,10 @@ struct tw_hook {
 
 static struct tw_hook tw_hooks[TWHEEL_HOOK_NR];
 
-static const char *const tw_hook_names[TWHEEL_HOOK_NR] = {
-#define TWHEEL_HOOK(name, ...) #name,
+static const struct {
+	const char *name;
+} tw_hook_names[TWHEEL_HOOK_NR] = {
+#define TWHEEL_HOOK(name, ...) { #name },
 #include "testhooks_list.h"
 };
 
@@ -143,6 +145,6 @@ void twheel_hooks_debugfs(struct dentry *dir)
 	int i;
 
 	for (i = 0; i < TWHEEL_HOOK_NR; i++)
-		debugfs_create_file(tw_hook_names[i], 0600, hd, &tw_hooks[i],
+		debugfs_create_file(tw_hook_names[i].name, 0600, hd, &tw_hooks[i],
 				    &tw_hook_fops);
 }
