@@ -6,7 +6,8 @@
 #   twheel_stress  $TW_STRESS_OPS operations (default 10 000 000), cap
 #                  $TW_STRESS_SECS (default 3000 s), CPU hotplug on
 #   twheel_fuzz    $TW_FUZZ_SECS seconds (default 600)
-#   twheel_lifetime, twheel_badinput, twheel_security (as in make check)
+#   twheel_lifetime, twheel_badinput, twheel_security, twheel_hostile (as in
+#   make check)
 #   trinity        selftests/twheel_trinity.sh: ioctl/read/write/poll on
 #                  /dev/twheel, $TW_TRINITY_OPS syscalls each (default 100000),
 #                  at most $TW_TRINITY_SECS seconds each (default 1200)
@@ -61,7 +62,7 @@ run() {
 }
 run timeout -k 10 $((secs + 300)) ./twheel_stress -n $ops -t $secs
 run timeout -k 10 $((fuzz + 120)) ./twheel_fuzz -t $fuzz
-for t in twheel_lifetime twheel_badinput twheel_security; do
+for t in twheel_lifetime twheel_badinput twheel_security twheel_hostile; do
 	[ -x ./\$t ] && run timeout -k 10 600 ./\$t
 done
 if [ $have_trinity = 1 ] && [ -x ./twheel_trinity.sh ]; then
