@@ -55,27 +55,25 @@
 #error "at most 4 nodes"
 #endif
 
-/* Run @stmt with @n the node of index @i (one of the separate objects). */
-#define NODE(i, n, stmt) do {						\
-	struct tw_node *n = (i) == 0 ? &node0 : (i) == 1 ? &node1 :	\
-			    (i) == 2 ? &node2 : &node3;			\
-	stmt;								\
-} while (0)
-
-u64 nondet_u64(void);
-unsigned int nondet_uint(void);
-unsigned long nondet_ulong(void);
+#include "nondet.h"
 
 enum { OP_ARM, OP_CANCEL, OP_ADVANCE, OP_FORWARD, OP_NR };
 
 static struct tw_wheel w;
 /*
- * Separate objects, each reached through a constant pointer (NODE()): a
+ * Separate objects, each reached through a constant pointer (node_at()): a
  * symbolic index into an array of nodes would make CBMC model every
  * store through a node pointer as a byte-level update of the whole array.
  */
 static struct tw_node node0, node1, node2, node3;
 static struct tw_node *const node[4] = { &node0, &node1, &node2, &node3 };
+
+/* The node of index @i, one of the separate objects. */
+static struct tw_node *node_at(unsigned int i)
+{
+	return i == 0 ? &node0 : i == 1 ? &node1 : i == 2 ? &node2 : &node3;
+}
+
 static bool armed[NODES];
 static u64 due[NODES];
 static u64 clk;		/* the model's clock: first tick not processed */
@@ -129,8 +127,8 @@ static void check_state(void)
 	__CPROVER_assert(next == TW_NO_TICK || next >= w.clk,
 			 "next is not before the clock");
 	for (i = 0; i < NODES; i++) {
-		NODE(i, n, __CPROVER_assert(tw_node_in_wheel(n) == armed[i],
-			"a node is in the wheel exactly when armed"));
+		__CPROVER_assert(tw_node_in_wheel(node_at(i)) == armed[i],
+				 "a node is in the wheel exactly when armed");
 		__CPROVER_assert(!armed[i] || next <= due[i],
 				 "next is not after an armed deadline");
 	}
@@ -182,7 +180,7 @@ static void op_arm(unsigned int i)
 	u64 e = any_tick();
 
 	__CPROVER_assume(!armed[i]);
-	NODE(i, n, tw_wheel_add(&w, n, e));
+	tw_wheel_add(&w, node_at(i), e);
 	armed[i] = true;
 	due[i] = e < clk ? clk : clamp_tick(e);
 }
@@ -190,8 +188,8 @@ static void op_arm(unsigned int i)
 static void op_cancel(unsigned int i)
 {
 	__CPROVER_assume(armed[i]);
-	NODE(i, n, tw_wheel_del(&w, n);
-	     __CPROVER_assert(!tw_node_in_wheel(n), "cancel removes"));
+	tw_wheel_del(&w, node_at(i));
+	__CPROVER_assert(!tw_node_in_wheel(node_at(i)), "cancel removes");
 	armed[i] = false;
 }
 
