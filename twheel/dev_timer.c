@@ -423,14 +423,19 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 	/* No lookup or grow can race any more: the file is unreachable. */
 	for (slot = 0; (ut = twheel_utable_at(f, slot)); slot++) {
 		spin_lock(&f->lock);
-		if (ut->dead) {
-			spin_unlock(&f->lock);
-			continue;
+		if (!ut->dead) {
+			twheel_utimer_kill(f, ut);
+			n++;
 		}
-		twheel_utimer_kill(f, ut);
 		spin_unlock(&f->lock);
+		/*
+		 * A dead slot's callback may still be on its way: a one-shot
+		 * whose event read() took without waiting, because it was
+		 * queued by another path (the walk before suspend) while the
+		 * callback had started. Every slot's timer was set up with its
+		 * chunk, so waiting on it is always valid, and cheap when idle.
+		 */
 		twheel_cancel_sync(&ut->timer);
-		n++;
 		cond_resched();
 	}
 	/*

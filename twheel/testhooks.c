@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
@@ -43,7 +44,11 @@ void twheel_hook(enum twheel_hook h)
 	if (!us)
 		return;
 	atomic64_inc(&hk->hits);
-	if (preemptible() && !irqs_disabled()) {
+	/*
+	 * Sleep only where the caller could: not in atomic context, and not
+	 * in an RCU read-side section, which a spinlock_t is on PREEMPT_RT.
+	 */
+	if (preemptible() && !irqs_disabled() && !rcu_preempt_depth()) {
 		fsleep(us);
 		return;
 	}

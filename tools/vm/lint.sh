@@ -83,7 +83,7 @@ kbuild() {
 	"$TW_TOP/tools/vm/build-module.sh" "$kdir" "$dir" >/dev/null || return 1
 	make -C "$kdir" M="$dir" clean >/dev/null
 	# shellcheck disable=SC2086
-	make -C "$kdir" M="$dir" W=1 KCFLAGS=-Werror $extra modules \
+	make -C "$kdir" M="$dir" W=1 KCFLAGS=-Werror TWHEEL_TESTHOOKS=1 $extra modules \
 		>"$dir.log" 2>&1 || { tail -n 30 "$dir.log"; return 1; }
 	if grep -E 'warning:|error:' "$dir.log"; then
 		return 1
@@ -121,7 +121,7 @@ cocci() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp --parents -t "$dir" Kbuild compat.mk "${ksrc[@]}" || return 1
-	make -C "$kdebug" M="$dir" coccicheck MODE=report J=2 >"$dir.log" 2>&1 ||
+	make -C "$kdebug" M="$dir" coccicheck MODE=report J=2 TWHEEL_TESTHOOKS=1 >"$dir.log" 2>&1 ||
 		{ tail -n 30 "$dir.log"; return 1; }
 	r=$(grep -F "$dir/" "$dir.log" | grep -v '^/usr/bin/spatch ')
 	[ -z "$r" ] || { echo "${r//$dir\//}"; return 1; }
