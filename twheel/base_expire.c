@@ -35,7 +35,7 @@ struct lockdep_map twheel_callback_map =
 /*
  * Make the tick hrtimer fire no later than tick @next. Directly on the owning
  * CPU; from another CPU through an IPI whose handler does the same on the
- * owner (-EBUSY: one is already queued and will see this change). The tick
+ * owner (none if one is already queued: it will see this change). The tick
  * handler catches up over every event up to its own tick, in order, so an
  * arm only needs the hrtimer by the new timer's own tick: O(1), no look at
  * the bitmaps. Base lock held.
@@ -53,7 +53,15 @@ void __tw_reprogram(struct twheel_base *base, u64 next)
 		base->next_tick = next;
 		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
 			      HRTIMER_MODE_ABS_PINNED);
-	} else if (!smp_call_function_single_async(base->cpu, &base->csd)) {
+	} else if (!base->csd_pending &&
+		   !smp_call_function_single_async(base->cpu, &base->csd)) {
+		/*
+		 * Not while one is pending: its handler will see this change,
+		 * and a csd is handed back (its lock flag cleared) before the
+		 * handler runs, which clears @csd_pending under the base lock
+		 * held here: smp_call_function_single_async()'s plain read of
+		 * that flag never races its release.
+		 */
 		base->csd_pending = true;
 	}
 }
