@@ -29,6 +29,8 @@
 
 #include <linux/twheel.h>
 
+#include "twheel_late.h"
+
 #define TW_DEV		"/dev/twheel"
 #define TW_DBG		"/sys/kernel/debug/twheel"
 #define TW_PARAMS	"/sys/module/twheel/parameters"
@@ -146,41 +148,18 @@ static inline int tw_as_uid(int uid, int (*fn)(void))
 /* ------------------------------------------------------ test delay hooks */
 
 /*
- * Set test delay hook @name (twheel/testhooks.h) to @us microseconds (0:
- * off). Returns 0, or -1 where the module has no hooks (a stock kernel's
- * build): the caller skips, as the race cannot be widened there.
+ * Test delay hooks (twheel/testhooks.h), through twheel_late.h: set hook
+ * @name to @us microseconds (0: off), 0 or -1 where the module has none (a
+ * stock kernel's build: the caller skips); and the passes through it.
  */
 static inline int tw_hook_set(const char *name, unsigned int us)
 {
-	char path[128];
-	FILE *f;
-	int rc;
-
-	snprintf(path, sizeof(path), TW_DBG "/hooks/%s", name);
-	f = fopen(path, "we");
-	if (!f)
-		return -1;
-	rc = fprintf(f, "%u\n", us) < 0;
-	rc |= fclose(f) != 0;
-	return rc ? -1 : 0;
+	return twl_hook_set(name, us);
 }
 
-/* Passes through hook @name while it was set, or -1 without hooks. */
 static inline long long tw_hook_hits(const char *name)
 {
-	char path[128];
-	unsigned int us;
-	long long hits;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), TW_DBG "/hooks/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fscanf(f, "%u %lld", &us, &hits);
-	fclose(f);
-	return n == 2 ? hits : -1;
+	return twl_hook_hits(name);
 }
 
 /* --------------------------------------------------------- debugfs stats */

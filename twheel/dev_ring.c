@@ -410,6 +410,27 @@ static unsigned int tw_flush_some(struct twheel_table *tb, u64 now,
 	return n;
 }
 
+/**
+ * tw_ent_keep() - make a batch entry leave its timer as it was
+ * @e:	the entry, in its prep (base lock held, timer detached)
+ *
+ * Pending (the detach found it so) stays pending, with the same deadline,
+ * period and mode; idle stays idle.
+ */
+void tw_ent_keep(struct twheel_batch_ent *e)
+{
+	struct twheel_timer *t = e->timer;
+
+	if (e->ret > 0) {
+		e->op = TW_BATCH_MODIFY;
+		e->deadline = t->deadline;
+		e->period = t->period;
+		e->mode = t->mode;
+	} else {
+		e->op = TW_BATCH_CANCEL;
+	}
+}
+
 /*
  * Prep hook of the re-arm of a parked slot, under its base lock with the
  * timer detached: re-arm only if no submission touched the slot since the
@@ -419,22 +440,16 @@ static void tw_unpark_prep(struct twheel_batch_ent *e)
 {
 	struct tw_slot *s = container_of(e->timer, struct tw_slot, timer);
 	const struct tw_unpark *un = e->priv;
-	struct twheel_timer *t = e->timer;
 
 	if (s->parked && s->gen == un->gen) {
 		s->parked = 0;
 		return;
 	}
-	if (e->ret > 0) {
-		/* Re-armed meanwhile, and pending: unchanged. */
-		e->op = TW_BATCH_MODIFY;
-		e->deadline = t->deadline;
-		e->period = t->period;
-		e->mode = t->mode;
-	} else {
-		/* Cancelled, or a one-shot that fired: stays idle. */
-		e->op = TW_BATCH_CANCEL;
-	}
+	/*
+	 * Re-armed meanwhile and pending, or cancelled, or a one-shot that
+	 * fired: left as it is.
+	 */
+	tw_ent_keep(e);
 }
 
 /* Re-arm @n parked slots, in runs of one base each. Process context. */

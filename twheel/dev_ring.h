@@ -113,6 +113,7 @@
 
 #include <uapi/linux/twheel.h>
 
+struct twheel_batch_ent;
 struct twheel_file;
 struct twheel_table;
 struct user_struct;
@@ -270,5 +271,6 @@ bool tw_ring_unbacklog(struct tw_slot *s);
 unsigned int tw_ring_flush(struct twheel_table *tb);
 bool tw_ring_ready(struct tw_ring *r);
 int tw_ring_mmap(struct tw_ring *r, struct vm_area_struct *vma);
+void tw_ent_keep(struct twheel_batch_ent *e);
 
 #endif /* _TWHEEL_DEV_RING_H */

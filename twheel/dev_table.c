@@ -248,18 +248,10 @@ uncharge:
 static void tw_table_prep(struct twheel_batch_ent *e)
 {
 	struct tw_slot *s = container_of(e->timer, struct tw_slot, timer);
-	struct twheel_timer *t = e->timer;
 	struct tw_sub *sub = e->priv;
 
 	if (e->op != TW_BATCH_CANCEL && s->gen == U32_MAX) {
-		if (e->ret > 0) {
-			e->op = TW_BATCH_MODIFY;
-			e->deadline = t->deadline;
-			e->period = t->period;
-			e->mode = t->mode;
-		} else {
-			e->op = TW_BATCH_CANCEL;
-		}
+		tw_ent_keep(e);
 		e->ret = -EOVERFLOW;
 		return;
 	}
