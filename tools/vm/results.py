@@ -230,7 +230,10 @@ def do_kmemleak(recs, report):
 # A KCSAN report runs from its "BUG: KCSAN:" line to the next line of '='.
 KCSAN_HEAD = re.compile(r'BUG: KCSAN: ')
 KCSAN_END = re.compile(r'^={20,}$')
-KCSAN_OURS = re.compile(r'\[twheel(_kunit)?\]|\btw(heel)?_\w+\+0x')
+# A stack frame of twheel's: "func+0x1c/0x53 [twheel]", or a tw_/twheel_
+# function. Not the "Workqueue: twheel tw_work_fn [twheel]" line, which
+# only says what the worker was running when the kernel proper raced.
+KCSAN_OURS = re.compile(r'\+0x[0-9a-f]+/0x[0-9a-f]+ \[twheel(_kunit)?\]|\btw(heel)?_\w+\+0x')
 
 
 def kcsan_foreign(lines):

@@ -287,7 +287,7 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 				  t->deadline - t->fired_ns);
 			continue;
 		}
-		lat = t->fired_ns - t->deadline;
+		lat = t->fired_ns - max(t->deadline, t->late_from);
 		lat_max = max(lat_max, lat);
 		if (lat > twt_late_max(ctrl_max))
 			late++;
