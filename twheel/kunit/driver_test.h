@@ -43,7 +43,7 @@ struct twt_one {
 	struct twt_set		*set;
 	u64			deadline;	/* absolute, ns */
 	u64			fired_ns;	/* ktime at callback start */
-	u64			late_from;	/* lateness counts from here if later than @deadline */
+	u64			late_from;	/* lateness from here, if after @deadline */
 	int			cpu;		/* CPU armed on, or -1 */
 	int			fired_cpu;
 	bool			armed;
