@@ -200,7 +200,7 @@ def check_targets(data):
     else:
         t.add("core arm/cancel instructions flat in N and below the heap's", None,
               "core tier did not run")
-    print("\n== Targets of issue 10: the ring against the userspace peers")
+    print("\n== Targets of the ring against the userspace peers")
     check_user_targets(data, t)
     return t.items
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The userspace tier of `make bench` in the report: its rows, the targets
-of issue 10 (twheel_ring against io_uring, timerfd at its best and libuv),
+of the ring (twheel_ring against io_uring, timerfd at its best and libuv),
 the burst drain, the per-timer cost plot and the README tables.
 
 A target whose rows were not measured (twheel_ring before the ring ABI
@@ -121,7 +121,7 @@ def _text(rs, what):
 
 
 def check_user_targets(data, t):
-    """The targets of issue 10 ("Done when"), each met/missed/not measured."""
+    """The ring's targets against the userspace peers, each met/missed/not measured."""
     us = data["user"]
     ns = sorted({r["n"] for r in us})
     big = [n for n in ns if n >= 10000]
