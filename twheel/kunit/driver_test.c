@@ -287,7 +287,9 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 				  t->deadline - t->fired_ns);
 			continue;
 		}
-		lat = t->fired_ns - max(t->deadline, t->late_from);
+		/* Never negative: one may fire before @late_from was read. */
+		lat = t->fired_ns - min(t->fired_ns,
+					max(t->deadline, t->late_from));
 		lat_max = max(lat_max, lat);
 		if (lat > twt_late_max(ctrl_max))
 			late++;
