@@ -111,17 +111,7 @@ static inline int64_t tfd_read(int fd)
 /* A counter of TW_DBG/stats, or -1. */
 static inline long long dbg_stat(const char *key)
 {
-	char line[256], k[64];
-	long long v, r = -1;
-	FILE *f = fopen(TW_DBG "/stats", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", k, &v) == 2 && !strcmp(k, key))
-			r = v;
-	fclose(f);
-	return r;
+	return twl_stat(key);
 }
 
 #endif /* _TWHEEL_CLK_H */
