@@ -2,7 +2,7 @@
 /*
  * twheel in-kernel API: timers on CLOCK_BOOTTIME and CLOCK_REALTIME
  * (struct twheel_clock_timer), kept on their own clock as the /dev/twheel
- * timers are (dev_file.h, "Clocks").
+ * timers are (clock.h).
  *
  * Design. A clock timer embeds a struct twheel_timer, which sits in the
  * CLOCK_MONOTONIC wheel like any other. A CLOCK_MONOTONIC clock timer is
@@ -11,14 +11,13 @@
  * clock-bound one (CLOCK_BOOTTIME, or CLOCK_REALTIME with an absolute
  * deadline) keeps its deadline on its own clock in @deadline and arms its
  * wheel timer, always one-shot, at that deadline minus the clock's current
- * offset from CLOCK_MONOTONIC (dev_clock.c). The wrapped callback reads the
+ * offset from CLOCK_MONOTONIC (clock.c). The wrapped callback reads the
  * own clock again: if it was set back and the deadline is not reached, the
  * timer is re-armed at the new conversion instead of calling the user's
  * callback (never early on the own clock, O(1)). While armed, a clock-bound
  * timer is on its clock's twheel_clock_list; when an offset changes
- * (clock_settime(), adjtimex() steps, resume from suspend) dev_step.c's
- * work item, the one that follows steps for /dev/twheel files, calls
- * twheel_clock_step(), which re-arms every timer on the lists of the clocks
+ * (clock_settime(), adjtimex() steps, resume from suspend) clock_step.c's
+ * work item calls twheel_clock_step(), which re-arms every timer on the lists of the clocks
  * that moved: a forward step fires the timers now due at the next tick.
  * Cost: O(armed timers on those clocks) per step, TWHEEL_CLOCK_STEP_CHUNK
  * per hold of the lock, nothing for the others.
@@ -34,12 +33,11 @@
  *
  * Locking: twheel_clock_lock (spinlock_t, taken with bottom halves off as
  * the API may be called from softirq context) protects the list and every
- * clock-bound timer's private fields. Lock order: twheel_step_mutex ->
+ * clock-bound timer's private fields. Lock order: twheel_step_clients_lock ->
  * twheel_clock_lock -> base lock. The user's callback runs without it.
  *
- * Files: dev_step.c calls twheel_clock_step(); this file uses the clock
- * helpers of dev_clock.c and dev_utimer.h and api.c/base_arm.c, never the
- * other way round.
+ * Files: clock_step.c calls twheel_clock_step(); this file uses clock.c
+ * and the API (api.c, base_arm.c), never the other way round.
  */
 #include <linux/errno.h>
 #include <linux/export.h>
@@ -53,7 +51,7 @@
 #include <linux/twheel.h>
 
 #include "api_clock.h"
-#include "dev_utimer.h"
+#include "clock.h"
 
 /* Clock-bound timers re-armed per hold of twheel_clock_lock by a step. */
 #define TWHEEL_CLOCK_STEP_CHUNK	64
@@ -351,7 +349,7 @@ EXPORT_SYMBOL_GPL(twheel_clock_query);
  * the new offsets already, timers that fire or are cancelled meanwhile
  * leave @todo.
  *
- * Context: process context (dev_step.c's work item), may sleep.
+ * Context: process context (clock_step.c's work item), may sleep.
  * Return: the number of timers re-armed.
  */
 unsigned long twheel_clock_step(unsigned int clocks)

@@ -155,6 +155,7 @@
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
 
+#include <linux/build_bug.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/smp.h>
@@ -164,14 +165,8 @@
 #include <linux/workqueue.h>
 #include <linux/twheel.h>
 
+#include "driver.h"
 #include "wheel.h"
-
-/* Module parameter bounds and defaults (main.c validates against them). */
-#define TWHEEL_TICK_US_MIN	100
-#define TWHEEL_TICK_US_MAX	100000
-#define TWHEEL_TICK_US_DEF	1000
-#define TWHEEL_SLOT_BITS_DEF	6
-#define TWHEEL_LEVELS_DEF	5
 
 /*
  * Timers a pass of the tick may cascade or expire (and so TWHEEL_TIMER_TICK
@@ -296,52 +291,9 @@ struct twheel_base {
 	bool			csd_pending;
 };
 
-/* struct twheel_batch_ent.op */
-enum tw_batch_op {
-	TW_BATCH_ARM,		/* (re-)arm on @cpu, overruns restart at 0 */
-	TW_BATCH_MODIFY,	/* re-arm on the timer's own CPU */
-	TW_BATCH_CANCEL,	/* disarm */
-};
-
-/**
- * struct twheel_batch_ent - one timer of twheel_batch_on()
- * @timer:	the timer
- * @deadline:	absolute deadline, CLOCK_MONOTONIC ns (not for cancel)
- * @period:	period in ns, 0 for one-shot (not for cancel)
- * @mode:	enum twheel_mode matching @period (not for cancel)
- * @op:		enum tw_batch_op
- * @cpu:	target CPU of TW_BATCH_ARM, or TWHEEL_CPU_ANY (local)
- * @ret:	out: 1 if the timer was pending, 0 if not, -ENXIO
- * @priv:	the caller's, for its prep hook
- */
-struct twheel_batch_ent {
-	struct twheel_timer	*timer;
-	void			*priv;
-	u64			deadline;
-	u64			period;
-	u8			mode;
-	u8			op;
-	int			cpu;
-	int			ret;
-};
-
-/*
- * Called by twheel_batch_on() and twheel_batch_one() for each entry, under
- * the lock of the timer's base with the timer detached, before it is
- * enqueued again: no callback of the timer runs or can start meanwhile.
- */
-typedef void (*twheel_prep_t)(struct twheel_batch_ent *e);
-
-int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
-		      unsigned int levels);
-void twheel_bases_exit(void);
-
-unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
-			     unsigned int n, twheel_prep_t prep);
-void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep);
-
-unsigned int twheel_levels(void);
-unsigned int twheel_slots(void);
-u64 twheel_horizon_ns(void);
+/* driver.h's geometry limits are the wheel's. */
+static_assert(TWHEEL_SLOT_BITS_MIN == TW_MIN_BITS);
+static_assert(TWHEEL_SLOT_BITS_MAX == TW_MAX_BITS);
+static_assert(TWHEEL_LEVELS_MAX == TW_MAX_LEVELS);
 
 #endif /* _TWHEEL_BASE_H */

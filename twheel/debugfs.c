@@ -32,7 +32,7 @@
 #include <linux/time64.h>
 #include <linux/twheel.h>
 
-#include "base.h"
+#include "driver.h"
 #include "debugfs.h"
 #include "stats.h"
 #include "testhooks.h"

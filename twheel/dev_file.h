@@ -12,8 +12,9 @@
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
  * the caps on timers and their module parameters, dev_wake.c the wake-ups
- * from suspend for alarm timers (see "Alarms"), dev_clock.c the clocks
- * and time namespaces. Each file uses only those after it in this list.
+ * from suspend for alarm timers (see "Alarms"), dev_clock.c the time
+ * namespaces. Each file uses only those after it in this list, and the
+ * clocks layer under the in-kernel API (clock.h).
  *
  * Locking
  * -------
@@ -56,25 +57,26 @@
  * Clocks
  * ------
  * Every timer sits in the CLOCK_MONOTONIC wheel. A timer on CLOCK_REALTIME
- * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock) keeps its deadline
- * on its own clock in @deadline and is armed in the wheel at that deadline
+ * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) keeps
+ * its deadline on its own clock in @deadline and is armed in the wheel at
+ * that deadline
  * minus the clock's current offset from CLOCK_MONOTONIC, read under the
  * file lock. Its expiry callback reads its clock again: if the clock was set
  * back meanwhile it is not due, and it is re-armed at the new conversion
  * instead of queuing an event (O(1); never early). While armed and not
  * queued it is linked on @file->clocked (by @link, which is on @file->ready
- * while queued), one list per clock. A clock step (dev_step.c: the
- * timekeeping notifier with was_set, then irq_work, then a work item)
- * re-arms the timers on the lists of the clocks whose offset moved, in the
- * files that have clock-bound timers (a file goes on dev_step.c's list when
- * it binds one, and a walk takes it off when it has none left),
+ * while queued), one list per clock. A clock step (noticed by clock_step.c,
+ * which calls dev_step.c's client from its work item) re-arms the timers
+ * on the lists of the clocks whose offset moved, in the files that have
+ * clock-bound timers (a file goes on dev_step.c's list when it binds one,
+ * and a walk takes it off when it has none left),
  * TWHEEL_STEP_CHUNK timers per hold of the file lock: O(timers on the
  * clocks that moved), nothing for the others (a CLOCK_REALTIME step leaves
  * the CLOCK_BOOTTIME timers alone), nothing for idle files.
  * Cancel-on-set timers keep the CLOCK_REALTIME offset they were armed with
  * in @expired (unused while armed) and end with a canceled event when it
- * changed. Lock order: twheel_step_mutex -> file lock -> base lock, and
- * file lock -> twheel_step_lock.
+ * changed. Lock order: twheel_step_clients_lock -> twheel_step_mutex ->
+ * file lock -> base lock, and file lock -> twheel_step_lock.
  *
  * Alarms
  * ------
@@ -114,6 +116,8 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "clock.h"
+
 struct file;
 struct twheel_query;
 struct twheel_table;
@@ -141,19 +145,6 @@ struct work_struct;
  * overruns of a fixed-rate timer are counted from the clock when its event
  * is read.
  */
-
-/*
- * The clock of a timer of the ioctl ABI (see "Clocks"). The clock-bound
- * ones (all but MONO) are TWHEEL_UCLK_BOUND, and a file keeps one list per
- * clock-bound clock, at index clock - TWHEEL_UCLK_BOOT.
- */
-enum twheel_uclock {
-	TWHEEL_UCLK_MONO	= 0,
-	TWHEEL_UCLK_BOOT	= 1,
-	TWHEEL_UCLK_REAL	= 2,
-};
-
-#define TWHEEL_UCLK_BOUND	2
 
 /**
  * struct twheel_file - the timer set of one open file
@@ -255,16 +246,6 @@ struct twheel_req {
 	bool		alarm;		/* CLOCK_*_ALARM */
 };
 
-/* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
-static inline u64 twheel_deadline_after(u64 now, u64 delta)
-{
-	u64 sum;
-
-	if (check_add_overflow(now, delta, &sum) || sum > KTIME_MAX)
-		return KTIME_MAX;
-	return sum;
-}
-
 /* dev_step.c */
 int twheel_step_init(void);
 void twheel_step_exit(void);
@@ -319,9 +300,6 @@ void twheel_wake_init(struct work_struct *rewalk);
 void twheel_wake_exit(void);
 
 /* dev_clock.c */
-u64 twheel_uclock_now(unsigned int clock);
-s64 twheel_uclock_offs(unsigned int clock);
-u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
 u64 twheel_timens_to_host(s32 clockid, u64 t);
 u64 twheel_uclock_to_user(unsigned int clock, u64 t);
 

@@ -17,7 +17,7 @@
 #include <linux/uaccess.h>
 
 #include <uapi/linux/twheel.h>
-#include "base.h"
+#include "driver.h"
 #include "dev_file.h"
 #include "dev_ring.h"
 

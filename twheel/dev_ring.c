@@ -23,7 +23,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
-#include "base.h"
+#include "driver.h"
 #include "dev_ring.h"
 
 /* Backlog records moved per hold of the ring lock by a flush. */

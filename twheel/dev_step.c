@@ -1,23 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel char device: clock steps. Timers on CLOCK_REALTIME and
- * CLOCK_BOOTTIME are armed in the CLOCK_MONOTONIC wheel with the clocks'
- * offsets of their arm time (design in dev_file.h, "Clocks"); when an offset
- * changes (clock_settime(), an adjtimex() step, a leap second, resume from
- * suspend) they are re-armed with the new one here.
- *
- * The timekeeping core calls its pvclock_gtod notifiers at every update,
- * with the timekeeper lock held and interrupts off; only updates that set
- * the clock pass was_set. The notifier then queues an irq_work, whose
- * function queues twheel_step_work: nothing else runs under that lock. The
- * notifier also counts the sets. The work compares the offsets with the
- * last ones it saw and walks, in the files that have clock-bound timers
- * and then among the in-kernel clock timers (api_clock.c,
- * twheel_clock_step()), the timers of the clocks whose offset moved. When
- * none moved but a set came since its last walk (two steps that cancel
- * out before the work runs: the timers armed between them have an offset
- * that is neither), it walks the timers of both clocks. A set that
- * changed nothing (the notifier's registration) costs such a walk too.
+ * twheel char device: clock steps and suspend, for the files' clock-bound
+ * timers (design in dev_file.h, "Clocks" and "Alarms"). The device is a
+ * client of clock_step.c (clock.h): when the offsets of CLOCK_REALTIME or
+ * CLOCK_BOOTTIME move, its ->step() walks, in the files that have
+ * clock-bound timers, the timers of the clocks that moved
+ * (twheel_file_clock_step()).
  *
  * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked,
  * the due ones delivered and the wake-ups of dev_wake.c set at the
@@ -37,29 +25,22 @@
  * already). Walks are serialised by twheel_step_mutex, which release also
  * takes, so the file a walk holds stays.
  */
-#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/suspend.h>
-#include <linux/pvclock_gtod.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "api_clock.h"
 #include "dev_file.h"
 #include "stats.h"
 
-/* One walk at a time, the offsets seen last; release waits for the walk. */
+/* One walk at a time; release waits for the walk. */
 static DEFINE_MUTEX(twheel_step_mutex);
 /* twheel_step_files, and twheel_file.stepped with the file lock. */
 static DEFINE_SPINLOCK(twheel_step_lock);
 static LIST_HEAD(twheel_step_files);
-static s64 twheel_step_real;
-static s64 twheel_step_boot;
-static unsigned int twheel_step_seen;	/* twheel_step_sets at the last walk */
-static atomic_t twheel_step_sets;	/* clock sets notified */
 
 /*
  * Step mutex held: take the files with clock-bound timers off the list,
@@ -92,72 +73,31 @@ static void twheel_step_put_back(struct twheel_file *f)
 	spin_unlock(&f->lock);
 }
 
-static void twheel_step_work_fn(struct work_struct *work)
+/* The clocks in @clocks moved: re-arm the files' timers on them. */
+static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
+					  unsigned int clocks)
 {
-	/* The count before the offsets: a later set queues the work again. */
-	unsigned int sets = atomic_read_acquire(&twheel_step_sets);
-	s64 real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
-	s64 boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
-	unsigned int clocks = 0;
 	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
 	LIST_HEAD(walk);
-	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
-	if (real != twheel_step_real)
-		clocks |= BIT(TWHEEL_UCLK_REAL);
-	if (boot != twheel_step_boot)
-		clocks |= BIT(TWHEEL_UCLK_BOOT);
-	if (!clocks && sets != twheel_step_seen)
-		clocks = BIT(TWHEEL_UCLK_REAL) | BIT(TWHEEL_UCLK_BOOT);
-	if (clocks) {
-		t0 = ktime_get_ns();
-		twheel_step_real = real;
-		twheel_step_boot = boot;
-		twheel_step_seen = sets;
-		twheel_step_take(&walk);
-		while (!list_empty(&walk)) {
-			f = list_first_entry(&walk, struct twheel_file,
-					     step_link);
-			n += twheel_file_clock_step(f, clocks);
-			twheel_step_put_back(f);
-			files++;
-			cond_resched();
-		}
-		twheel_stat_add(step_files, files);
-		n += twheel_clock_step(clocks);
-		twheel_stat_max(raw_cpu_ptr(&twheel_stats.clock_step_max_ns),
-				ktime_get_ns() - t0);
-		twheel_stat_add(clock_rebound, n);
-		twheel_stat_inc(clock_steps);
+	twheel_step_take(&walk);
+	while (!list_empty(&walk)) {
+		f = list_first_entry(&walk, struct twheel_file, step_link);
+		n += twheel_file_clock_step(f, clocks);
+		twheel_step_put_back(f);
+		files++;
+		cond_resched();
 	}
+	twheel_stat_add(step_files, files);
 	mutex_unlock(&twheel_step_mutex);
+	return n;
 }
 
-static DECLARE_WORK(twheel_step_work, twheel_step_work_fn);
-
-static void twheel_step_irq_work_fn(struct irq_work *iw)
-{
-	queue_work(system_unbound_wq, &twheel_step_work);
-}
-
-static struct irq_work twheel_step_irq_work;
-
-/* Timekeeper lock held, interrupts off: only queue. */
-static int twheel_step_notify(struct notifier_block *nb, unsigned long was_set,
-			      void *tk)
-{
-	if (was_set) {
-		atomic_inc(&twheel_step_sets);
-		irq_work_queue(&twheel_step_irq_work);
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block twheel_step_nb = {
-	.notifier_call = twheel_step_notify,
+static struct twheel_step_client twheel_step_client = {
+	.step	= twheel_step_files_fn,
 };
 
 /*
@@ -278,24 +218,18 @@ void twheel_step_del_file(struct twheel_file *f)
 /**
  * twheel_step_init() - start following clock steps and suspends
  *
- * Return: 0 or a notifier registration's error.
+ * Return: 0 or the PM notifier registration's error.
  */
 int twheel_step_init(void)
 {
 	int ret;
 
-	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
-	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
-	twheel_step_seen = atomic_read(&twheel_step_sets);
-	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
 	twheel_wake_init(&twheel_step_rewalk);
 	ret = register_pm_notifier(&twheel_step_pm_nb);
 	if (ret)
 		return ret;
-	ret = pvclock_gtod_register_notifier(&twheel_step_nb);
-	if (ret)
-		unregister_pm_notifier(&twheel_step_pm_nb);
-	return ret;
+	twheel_step_client_add(&twheel_step_client);
+	return 0;
 }
 
 /**
@@ -305,9 +239,7 @@ int twheel_step_init(void)
  */
 void twheel_step_exit(void)
 {
-	pvclock_gtod_unregister_notifier(&twheel_step_nb);
-	irq_work_sync(&twheel_step_irq_work);
-	cancel_work_sync(&twheel_step_work);
+	twheel_step_client_del(&twheel_step_client);
 	unregister_pm_notifier(&twheel_step_pm_nb);
 	twheel_wake_exit();
 	/* Queued by a wake-up's expiry during a suspend. */

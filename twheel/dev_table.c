@@ -18,7 +18,7 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
-#include "base.h"
+#include "driver.h"
 #include "dev_file.h"
 #include "dev_ring.h"
 #include "testhooks.h"

@@ -27,16 +27,6 @@ static inline u64 twheel_utimer_skipped(const struct twheel_utimer *ut,
 	return div64_u64(now - ut->deadline, ut->period);
 }
 
-/* @deadline + @k * @period, saturated. */
-static inline u64 twheel_grid(u64 deadline, u64 k, u64 period)
-{
-	u64 off;
-
-	if (check_mul_overflow(k, period, &off))
-		return KTIME_MAX;
-	return twheel_deadline_after(deadline, off);
-}
-
 static inline struct twheel_utimer *
 twheel_file_lookup(struct twheel_file *f, u64 id)
 {
@@ -121,16 +111,6 @@ static inline void twheel_utimer_bind(struct twheel_file *f,
 	twheel_step_note(f);
 	if (ut->alarm)
 		twheel_wake_note(ut->clock, ut->deadline);
-}
-
-/*
- * Re-arm @t one-shot at @mono on its CPU; if it went away meanwhile, the
- * local one. Also used by the in-kernel clock timers (api_clock.c).
- */
-static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
-{
-	if (twheel_modify(t, mono, 0, TWHEEL_ABS) < 0)
-		twheel_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
 }
 
 /* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */

@@ -11,7 +11,8 @@
 #include <linux/printk.h>
 #include <linux/time64.h>
 
-#include "base.h"
+#include "driver.h"
+#include "clock.h"
 #include "debugfs.h"
 #include "dev.h"
 
@@ -34,13 +35,13 @@ static int __init twheel_check_params(void)
 		       TWHEEL_TICK_US_MIN, TWHEEL_TICK_US_MAX);
 		return -EINVAL;
 	}
-	if (slot_bits < TW_MIN_BITS || slot_bits > TW_MAX_BITS) {
+	if (slot_bits < TWHEEL_SLOT_BITS_MIN || slot_bits > TWHEEL_SLOT_BITS_MAX) {
 		pr_err("slot_bits=%u out of range %u..%u\n", slot_bits,
-		       TW_MIN_BITS, TW_MAX_BITS);
+		       TWHEEL_SLOT_BITS_MIN, TWHEEL_SLOT_BITS_MAX);
 		return -EINVAL;
 	}
-	if (levels < 1 || levels > TW_MAX_LEVELS) {
-		pr_err("levels=%u out of range 1..%u\n", levels, TW_MAX_LEVELS);
+	if (levels < 1 || levels > TWHEEL_LEVELS_MAX) {
+		pr_err("levels=%u out of range 1..%u\n", levels, TWHEEL_LEVELS_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -66,9 +67,12 @@ static int __init twheel_init(void)
 	ret = twheel_bases_init(tick_us, slot_bits, levels);
 	if (ret)
 		return ret;
-	ret = twheel_debugfs_init();
+	ret = twheel_clock_steps_init();
 	if (ret)
 		goto err_bases;
+	ret = twheel_debugfs_init();
+	if (ret)
+		goto err_steps;
 	ret = twheel_dev_init();
 	if (ret)
 		goto err_debugfs;
@@ -77,6 +81,8 @@ static int __init twheel_init(void)
 
 err_debugfs:
 	twheel_debugfs_exit();
+err_steps:
+	twheel_clock_steps_exit();
 err_bases:
 	twheel_bases_exit();
 	return ret;
@@ -87,6 +93,7 @@ static void __exit twheel_exit(void)
 {
 	twheel_dev_exit();
 	twheel_debugfs_exit();
+	twheel_clock_steps_exit();
 	twheel_bases_exit();
 }
 module_exit(twheel_exit);

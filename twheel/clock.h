@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel clocks: the layer under every clock-bound timer, the in-kernel
+ * ones (api_clock.c) and those of /dev/twheel (dev_timer.c) alike.
+ *
+ * The wheel knows only CLOCK_MONOTONIC. A timer on CLOCK_BOOTTIME or
+ * CLOCK_REALTIME ("clock-bound") keeps its deadline on its own clock and is
+ * armed in the wheel at that deadline minus the clock's offset of the
+ * moment (twheel_uclock_to_mono()); its owner re-arms it when the offset
+ * changes. clock.c converts; clock_step.c notices the changes (a clock set,
+ * an adjtimex() step, a leap second, resume from suspend) and tells the
+ * owners: the in-kernel clock timers (twheel_clock_step()) and every
+ * registered struct twheel_step_client (the char device), each with the
+ * set of clocks whose offset moved.
+ *
+ * Context: the conversions may be called from any context; step clients
+ * are called from a work item (process context, may sleep), one walk at a
+ * time, with twheel_step_clients_lock held (lock order: that mutex ->
+ * whatever the client takes).
+ *
+ * Files: clock.c uses nothing of twheel's; api_clock.c uses clock.c;
+ * clock_step.c uses both; the char device uses all three, never the other
+ * way round.
+ */
+#ifndef _TWHEEL_CLOCK_H
+#define _TWHEEL_CLOCK_H
+
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/overflow.h>
+#include <linux/twheel.h>
+#include <linux/types.h>
+
+/*
+ * The clock of a clock timer or a /dev/twheel timer. The clock-bound ones
+ * (all but MONO) are TWHEEL_UCLK_BOUND, indexed clock - TWHEEL_UCLK_BOOT in
+ * per-clock arrays; BIT(clock) in the sets a step reports.
+ */
+enum twheel_uclock {
+	TWHEEL_UCLK_MONO	= 0,
+	TWHEEL_UCLK_BOOT	= 1,
+	TWHEEL_UCLK_REAL	= 2,
+};
+
+#define TWHEEL_UCLK_BOUND	2
+
+/* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
+static inline u64 twheel_deadline_after(u64 now, u64 delta)
+{
+	u64 sum;
+
+	if (check_add_overflow(now, delta, &sum) || sum > KTIME_MAX)
+		return KTIME_MAX;
+	return sum;
+}
+
+/* @t + @offs, kept within 0 .. KTIME_MAX. */
+static inline u64 twheel_clamp_add(u64 t, s64 offs)
+{
+	s64 r;
+
+	if (check_add_overflow((s64)t, offs, &r))
+		return offs < 0 ? 0 : KTIME_MAX;
+	return r < 0 ? 0 : r;
+}
+
+/* @deadline + @k * @period, saturated: the k-th deadline of a fixed rate. */
+static inline u64 twheel_grid(u64 deadline, u64 k, u64 period)
+{
+	u64 off;
+
+	if (check_mul_overflow(k, period, &off))
+		return KTIME_MAX;
+	return twheel_deadline_after(deadline, off);
+}
+
+/*
+ * Re-arm @t one-shot at the CLOCK_MONOTONIC time @mono on its CPU; if that
+ * CPU went away meanwhile, on the local one.
+ */
+static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
+{
+	if (twheel_modify(t, mono, 0, TWHEEL_ABS) < 0)
+		twheel_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+}
+
+/* clock.c */
+u64 twheel_uclock_now(unsigned int clock);
+s64 twheel_uclock_offs(unsigned int clock);
+u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
+
+/**
+ * struct twheel_step_client - an owner of clock-bound timers
+ * @link:	on clock_step.c's list of clients
+ * @step:	re-arm the owner's timers on the clocks in @clocks
+ *		(BIT(enum twheel_uclock)); returns how many it re-armed
+ */
+struct twheel_step_client {
+	struct list_head	link;
+	unsigned long		(*step)(struct twheel_step_client *c,
+					unsigned int clocks);
+};
+
+/* clock_step.c */
+void twheel_step_client_add(struct twheel_step_client *c);
+void twheel_step_client_del(struct twheel_step_client *c);
+int twheel_clock_steps_init(void);
+void twheel_clock_steps_exit(void);
+
+#endif /* _TWHEEL_CLOCK_H */
