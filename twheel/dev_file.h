@@ -59,9 +59,8 @@
  * Every timer sits in the CLOCK_MONOTONIC wheel. A timer on CLOCK_REALTIME
  * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) keeps
  * its deadline on its own clock in @deadline and is armed in the wheel at
- * that deadline
- * minus the clock's current offset from CLOCK_MONOTONIC, read under the
- * file lock. Its expiry callback reads its clock again: if the clock was set
+ * that deadline minus the clock's current offset from CLOCK_MONOTONIC,
+ * read under the file lock. Its expiry callback reads its clock again: if the clock was set
  * back meanwhile it is not due, and it is re-armed at the new conversion
  * instead of queuing an event (O(1); never early). While armed and not
  * queued it is linked on @file->clocked (by @link, which is on @file->ready
