@@ -11,16 +11,19 @@
  * an adjtimex() step, a leap second, resume from suspend) and tells the
  * owners: the in-kernel clock timers (twheel_clock_step()) and every
  * registered struct twheel_step_client (the char device), each with the
- * set of clocks whose offset moved.
+ * set of clocks whose offset moved. clock_wake.c wakes the system from
+ * suspend for alarm timers: owners note each armed alarm timer
+ * (twheel_wake_note()), and before a suspend clock_step.c has them walk
+ * their alarm timers (->alarm_min()) to set the wake-ups exactly.
  *
  * Context: the conversions may be called from any context; step clients
  * are called from a work item (process context, may sleep), one walk at a
  * time, with twheel_step_clients_lock held (lock order: that mutex ->
  * whatever the client takes).
  *
- * Files: clock.c uses nothing of twheel's; api_clock.c uses clock.c;
- * clock_step.c uses both; the char device uses all three, never the other
- * way round.
+ * Files: clock.c uses nothing of twheel's; clock_wake.c and api_clock.c
+ * use clock.c; clock_step.c uses all three; the char device uses them,
+ * never the other way round.
  */
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H
@@ -30,6 +33,8 @@
 #include <linux/overflow.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
+
+struct work_struct;
 
 /*
  * The clock of a clock timer or a /dev/twheel timer. The clock-bound ones
@@ -89,16 +94,37 @@ u64 twheel_uclock_now(unsigned int clock);
 s64 twheel_uclock_offs(unsigned int clock);
 u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
 
+/* clock_wake.c: one wake-up per alarm clock, CLOCK_BOOTTIME's and REALTIME's */
+#define TWHEEL_WAKE_CLOCKS	2
+
+static inline unsigned int twheel_wake_index(unsigned int clock)
+{
+	return clock == TWHEEL_UCLK_REAL;
+}
+
+void twheel_wake_note(unsigned int clock, u64 own);
+/* clock_step.c's */
+void twheel_wake_walk_begin(void);
+void twheel_wake_set(const u64 *min);
+void twheel_wake_suspending(bool on);
+void twheel_wake_init(struct work_struct *rewalk);
+void twheel_wake_exit(void);
+
 /**
  * struct twheel_step_client - an owner of clock-bound timers
  * @link:	on clock_step.c's list of clients
  * @step:	re-arm the owner's timers on the clocks in @clocks
  *		(BIT(enum twheel_uclock)); returns how many it re-armed
+ * @alarm_min:	at suspend: deliver the owner's alarm timers that are due,
+ *		lower @min[twheel_wake_index(clock)] to the earliest deadline
+ *		of the others; returns how many it visited. May be NULL.
  */
 struct twheel_step_client {
 	struct list_head	link;
 	unsigned long		(*step)(struct twheel_step_client *c,
 					unsigned int clocks);
+	unsigned long		(*alarm_min)(struct twheel_step_client *c,
+					     u64 *min);
 };
 
 /* clock_step.c */

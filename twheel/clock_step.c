@@ -18,6 +18,13 @@
  * walks the timers of both clocks. A set that changed nothing (the
  * notifier's registration) costs such a walk too.
  *
+ * Suspend: at PM_SUSPEND_PREPARE the clients walk their alarm timers
+ * (->alarm_min()), deliver the due ones and report the earliest of the
+ * others, at which clock_wake.c then sets the wake-ups (design there);
+ * before tasks are frozen, so in process context, and cost O(armed alarm
+ * timers) once per suspend (debugfs wake_walk_max_us). The walk runs
+ * again, from a work item, if a wake-up expires before the system sleeps.
+ *
  * Cost: O(armed clock-bound timers on the clocks that moved) per step, in
  * process context; nothing per arm or expiry. Walks are serialised by
  * twheel_step_clients_lock, which also guards the list of clients, so a
@@ -28,6 +35,7 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/pvclock_gtod.h>
+#include <linux/suspend.h>
 #include <linux/workqueue.h>
 
 #include "api_clock.h"
@@ -100,6 +108,58 @@ static struct notifier_block twheel_step_nb = {
 	.notifier_call = twheel_step_notify,
 };
 
+/*
+ * Deliver the due alarm timers and put the wake-ups of the alarm clocks at
+ * the earliest of the others.
+ */
+static void twheel_step_wake_walk(void)
+{
+	u64 min[TWHEEL_WAKE_CLOCKS] = { KTIME_MAX, KTIME_MAX };
+	struct twheel_step_client *c;
+	unsigned long n = 0;
+	u64 t0;
+
+	mutex_lock(&twheel_step_clients_lock);
+	t0 = ktime_get_ns();
+	twheel_wake_walk_begin();
+	list_for_each_entry(c, &twheel_step_clients, link)
+		if (c->alarm_min)
+			n += c->alarm_min(c, min);
+	twheel_wake_set(min);
+	twheel_stat_max(raw_cpu_ptr(&twheel_stats.wake_walk_max_ns),
+			ktime_get_ns() - t0);
+	twheel_stat_add(wake_walked, n);
+	twheel_stat_inc(wake_walks);
+	mutex_unlock(&twheel_step_clients_lock);
+}
+
+static void twheel_step_rewalk_fn(struct work_struct *work)
+{
+	twheel_step_wake_walk();
+}
+
+static DECLARE_WORK(twheel_step_rewalk, twheel_step_rewalk_fn);
+
+/* Process context, before the freezer and after the thaw. */
+static int twheel_step_pm_notify(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+		twheel_wake_suspending(true);
+		twheel_step_wake_walk();
+		break;
+	case PM_POST_SUSPEND:
+		twheel_wake_suspending(false);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block twheel_step_pm_nb = {
+	.notifier_call = twheel_step_pm_notify,
+};
+
 /**
  * twheel_step_client_add() - let clock steps re-arm @c's timers
  * @c:	the client, ->step set
@@ -129,21 +189,30 @@ void twheel_step_client_del(struct twheel_step_client *c)
 }
 
 /**
- * twheel_clock_steps_init() - start following clock steps
+ * twheel_clock_steps_init() - start following clock steps and suspends
  *
- * Return: 0 or the notifier registration's error.
+ * Return: 0 or a notifier registration's error.
  */
 int twheel_clock_steps_init(void)
 {
+	int ret;
+
 	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	twheel_step_seen = atomic_read(&twheel_step_sets);
 	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
-	return pvclock_gtod_register_notifier(&twheel_step_nb);
+	twheel_wake_init(&twheel_step_rewalk);
+	ret = register_pm_notifier(&twheel_step_pm_nb);
+	if (ret)
+		return ret;
+	ret = pvclock_gtod_register_notifier(&twheel_step_nb);
+	if (ret)
+		unregister_pm_notifier(&twheel_step_pm_nb);
+	return ret;
 }
 
 /**
- * twheel_clock_steps_exit() - stop following clock steps
+ * twheel_clock_steps_exit() - stop following clock steps and suspends
  *
  * No client may be left, no clock timer armed.
  */
@@ -152,4 +221,8 @@ void twheel_clock_steps_exit(void)
 	pvclock_gtod_unregister_notifier(&twheel_step_nb);
 	irq_work_sync(&twheel_step_irq_work);
 	cancel_work_sync(&twheel_step_work);
+	unregister_pm_notifier(&twheel_step_pm_nb);
+	twheel_wake_exit();
+	/* Queued by a wake-up's expiry during a suspend. */
+	cancel_work_sync(&twheel_step_rewalk);
 }

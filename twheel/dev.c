@@ -126,9 +126,7 @@ int twheel_dev_init(void)
 	ret = twheel_dev_caps_init();
 	if (ret)
 		return ret;
-	ret = twheel_step_init();
-	if (ret)
-		goto caps;
+	twheel_step_init();
 	ret = misc_register(&twheel_miscdev);
 	if (ret)
 		goto step;
@@ -136,7 +134,6 @@ int twheel_dev_init(void)
 
 step:
 	twheel_step_exit();
-caps:
 	twheel_dev_caps_exit();
 	return ret;
 }

@@ -11,8 +11,7 @@
  * in (see "Table"), dev_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
- * the caps on timers and their module parameters, dev_wake.c the wake-ups
- * from suspend for alarm timers (see "Alarms"), dev_clock.c the time
+ * the caps on timers and their module parameters, dev_clock.c the time
  * namespaces. Each file uses only those after it in this list, and the
  * clocks layer under the in-kernel API (clock.h).
  *
@@ -83,23 +82,23 @@
  * timerfd) is a CLOCK_REALTIME timer, one on CLOCK_BOOTTIME_ALARM a
  * CLOCK_BOOTTIME one, with @alarm set: everything above applies, and while
  * armed and not queued it is linked on @file->alarms instead of
- * @file->clocked (again one list per clock). A clock step walks both
- * kinds of list. In addition, suspend
- * must end by its deadline: dev_wake.c keeps one struct alarm per alarm
- * clock for the module (two in all, whatever the number of timers), never
- * later than the earliest armed alarm timer not due yet, and never armed
- * for a time that has passed. An arm updates it in O(1), and only if it
- * makes it earlier; cancels, modifies and expiries do not touch it (it may
- * be early: a spurious wake, harmless). At PM_SUSPEND_PREPARE dev_step.c
- * walks the @alarms lists of the files (O(armed alarm timers), each file's
- * under its lock in one hold), delivers the alarm timers already due whose
- * expiry has not run and sets the struct alarms exactly at the earliest
- * other one; if one expires before the system sleeps, the suspend is
- * aborted (pm_system_wakeup()) and the walk runs again. After the wake,
- * resume is a step of CLOCK_BOOTTIME and CLOCK_REALTIME, which fires what
- * is due. Lock order:
- * twheel_step_mutex -> file lock -> twheel_wake_lock -> alarmtimer base
- * lock. Alarm clocks need CAP_WAKE_ALARM, as for timerfd.
+ * @file->clocked (again one list per clock). A clock step walks both kinds
+ * of list. In addition, suspend must end by its deadline: clock_wake.c keeps
+ * one struct alarm per alarm clock for the module (two in all, whatever the
+ * number of timers), never later than the earliest armed alarm timer not due
+ * yet, and never armed for a time that has passed. An arm updates it in
+ * O(1), and only if it makes it earlier; cancels, modifies and expiries do
+ * not touch it (it may be early: a spurious wake, harmless). At
+ * PM_SUSPEND_PREPARE dev_step.c (called by clock_step.c) walks the @alarms
+ * lists of the files (O(armed alarm timers), each file's under its lock in
+ * one hold), delivers the alarm timers already due whose expiry has not run
+ * and sets the struct alarms exactly at the earliest other one; if one
+ * expires before the system sleeps, the suspend is aborted
+ * (pm_system_wakeup()) and the walk runs again. After the wake, resume is a
+ * step of CLOCK_BOOTTIME and CLOCK_REALTIME, which fires what is due. Lock
+ * order: twheel_step_clients_lock -> twheel_step_mutex -> file lock ->
+ * twheel_wake_lock -> alarmtimer base lock. Alarm clocks need
+ * CAP_WAKE_ALARM, as for timerfd.
  */
 #ifndef _TWHEEL_DEV_FILE_H
 #define _TWHEEL_DEV_FILE_H
@@ -246,7 +245,7 @@ struct twheel_req {
 };
 
 /* dev_step.c */
-int twheel_step_init(void);
+void twheel_step_init(void);
 void twheel_step_exit(void);
 void twheel_step_add_file(struct twheel_file *f);
 void twheel_step_note(struct twheel_file *f);
@@ -282,21 +281,6 @@ void twheel_utable_free(struct twheel_file *f);
 int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 		    u64 *now, struct twheel_req *req, bool alarm_ok);
 int twheel_check_cpu(u32 cpu);
-
-/* dev_wake.c: one wake-up per alarm clock, CLOCK_BOOTTIME's and REALTIME's */
-#define TWHEEL_WAKE_CLOCKS	2
-
-static inline unsigned int twheel_wake_index(unsigned int clock)
-{
-	return clock == TWHEEL_UCLK_REAL;
-}
-
-void twheel_wake_note(unsigned int clock, u64 own);
-void twheel_wake_walk_begin(void);
-void twheel_wake_set(const u64 *min);
-void twheel_wake_suspending(bool on);
-void twheel_wake_init(struct work_struct *rewalk);
-void twheel_wake_exit(void);
 
 /* dev_clock.c */
 u64 twheel_timens_to_host(s32 clockid, u64 t);

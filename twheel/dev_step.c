@@ -7,12 +7,9 @@
  * clock-bound timers, the timers of the clocks that moved
  * (twheel_file_clock_step()).
  *
- * Suspend: at PM_SUSPEND_PREPARE the same files' alarm timers are walked,
- * the due ones delivered and the wake-ups of dev_wake.c set at the
- * earliest of the others (dev_file.h, "Alarms"); before tasks are frozen,
- * so in process context, and cost O(armed alarm timers) once per suspend
- * (debugfs wake_walk_max_us). The walk runs again, from a work item, if a
- * wake-up expires before the system sleeps (dev_wake.c).
+ * Suspend: at PM_SUSPEND_PREPARE, its ->alarm_min() walks the same files'
+ * alarm timers, delivers the due ones and reports the earliest of the
+ * others, at which clock_wake.c sets the wake-ups (dev_file.h, "Alarms").
  *
  * The files: a file goes on twheel_step_files when it binds a clock-bound
  * timer (twheel_step_note(), under its lock) and a walk takes it off when
@@ -28,10 +25,8 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
-#include <linux/notifier.h>
-#include <linux/suspend.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
 
 #include "dev_file.h"
 #include "stats.h"
@@ -96,26 +91,16 @@ static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
 	return n;
 }
 
-static struct twheel_step_client twheel_step_client = {
-	.step	= twheel_step_files_fn,
-};
-
-/*
- * Deliver the due alarm timers and put the wake-ups of the alarm clocks at
- * the earliest of the others.
- */
-static void twheel_step_wake_walk(void)
+/* A suspend begins: the files' alarm timers, for the wake-ups. */
+static unsigned long twheel_step_alarms_fn(struct twheel_step_client *c,
+					   u64 *min)
 {
-	u64 min[TWHEEL_WAKE_CLOCKS] = { KTIME_MAX, KTIME_MAX };
 	unsigned long files = 0;
 	struct twheel_file *f;
 	unsigned long n = 0;
 	LIST_HEAD(walk);
-	u64 t0;
 
 	mutex_lock(&twheel_step_mutex);
-	t0 = ktime_get_ns();
-	twheel_wake_walk_begin();
 	twheel_step_take(&walk);
 	while (!list_empty(&walk)) {
 		f = list_first_entry(&walk, struct twheel_file, step_link);
@@ -125,39 +110,13 @@ static void twheel_step_wake_walk(void)
 		cond_resched();
 	}
 	twheel_stat_add(step_files, files);
-	twheel_wake_set(min);
-	twheel_stat_max(raw_cpu_ptr(&twheel_stats.wake_walk_max_ns),
-			ktime_get_ns() - t0);
-	twheel_stat_add(wake_walked, n);
-	twheel_stat_inc(wake_walks);
 	mutex_unlock(&twheel_step_mutex);
+	return n;
 }
 
-static void twheel_step_rewalk_fn(struct work_struct *work)
-{
-	twheel_step_wake_walk();
-}
-
-static DECLARE_WORK(twheel_step_rewalk, twheel_step_rewalk_fn);
-
-/* Process context, before the freezer and after the thaw. */
-static int twheel_step_pm_notify(struct notifier_block *nb,
-				 unsigned long action, void *data)
-{
-	switch (action) {
-	case PM_SUSPEND_PREPARE:
-		twheel_wake_suspending(true);
-		twheel_step_wake_walk();
-		break;
-	case PM_POST_SUSPEND:
-		twheel_wake_suspending(false);
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block twheel_step_pm_nb = {
-	.notifier_call = twheel_step_pm_notify,
+static struct twheel_step_client twheel_step_client = {
+	.step		= twheel_step_files_fn,
+	.alarm_min	= twheel_step_alarms_fn,
 };
 
 /**
@@ -216,20 +175,11 @@ void twheel_step_del_file(struct twheel_file *f)
 }
 
 /**
- * twheel_step_init() - start following clock steps and suspends
- *
- * Return: 0 or the PM notifier registration's error.
+ * twheel_step_init() - let clock steps and suspends reach the files' timers
  */
-int twheel_step_init(void)
+void twheel_step_init(void)
 {
-	int ret;
-
-	twheel_wake_init(&twheel_step_rewalk);
-	ret = register_pm_notifier(&twheel_step_pm_nb);
-	if (ret)
-		return ret;
 	twheel_step_client_add(&twheel_step_client);
-	return 0;
 }
 
 /**
@@ -240,8 +190,4 @@ int twheel_step_init(void)
 void twheel_step_exit(void)
 {
 	twheel_step_client_del(&twheel_step_client);
-	unregister_pm_notifier(&twheel_step_pm_nb);
-	twheel_wake_exit();
-	/* Queued by a wake-up's expiry during a suspend. */
-	cancel_work_sync(&twheel_step_rewalk);
 }

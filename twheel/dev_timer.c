@@ -369,7 +369,7 @@ unsigned long twheel_file_clock_step(struct twheel_file *f,
  *
  * An alarm timer already due whose expiry has not run yet (a tick or a
  * runner behind) is delivered here, as its callback would: the wake-up
- * from suspend must not be armed for a deadline that has passed (dev_wake.c),
+ * from suspend must not be armed for a deadline that has passed (clock_wake.c),
  * and the event is readable before the system sleeps. One hold of the file
  * lock, O(armed alarm timers of @f).
  *

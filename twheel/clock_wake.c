@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel char device: waking the system from suspend for alarm timers
- * (CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM; design in dev_file.h,
- * "Alarms").
+ * twheel clocks: waking the system from suspend for alarm timers (on
+ * CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM; today those of /dev/twheel,
+ * design in dev_file.h, "Alarms"; clock.h for the layer).
  *
  * An alarm timer is an ordinary clock-bound timer of the wheel. What makes it
  * an alarm is that suspend must end by its deadline: for that there is one
@@ -11,7 +11,7 @@
  * alarmtimer core programs the RTC for the earliest struct alarm of the
  * system when it suspends (and refuses to suspend, -EBUSY, when that is
  * less than 2 s away). After a wake, the resume is a clock step
- * (dev_step.c), which re-arms the clock-bound timers and fires the due ones
+ * (clock_step.c), which re-arms the clock-bound timers and fires the due ones
  * at once.
  *
  * The struct alarm is never armed for a deadline that has passed: its expiry
@@ -32,7 +32,8 @@
  * alarm only when the new deadline is earlier than the one it holds, or when
  * that one has passed. A cancel, modify to later, or expiry leaves it
  * alone: it may be early, never late. Before every suspend, at
- * PM_SUSPEND_PREPARE, dev_step.c walks the armed alarm timers and
+ * PM_SUSPEND_PREPARE, clock_step.c has the owners walk their armed alarm
+ * timers (struct twheel_step_client.alarm_min) and
  * twheel_wake_set() puts it back at the exact earliest one (or cancels it).
  * Arms that race with the walk are folded in by twheel_wake_walk_begin(),
  * so none is lost. A stale, early wake can thus only come from an alarm
@@ -40,8 +41,8 @@
  * suspend or a spurious resume.
  *
  * Locking: twheel_wake_lock, a spinlock_t, is taken in process context only
- * (under a file lock by twheel_wake_note(): file lock -> wake lock -> the
- * alarmtimer base lock inside alarm_start()).
+ * (under an owner's lock by twheel_wake_note(): owner's lock -> wake lock ->
+ * the alarmtimer base lock inside alarm_start()).
  */
 #include <linux/alarmtimer.h>
 #include <linux/ktime.h>
@@ -50,8 +51,8 @@
 #include <linux/suspend.h>
 #include <linux/workqueue.h>
 
+#include "clock.h"
 #include "compat.h"
-#include "dev_file.h"
 
 /*
  * struct twheel_wake - the wake-up of one alarm clock
@@ -78,7 +79,7 @@ static bool twheel_wake_in_suspend;
 static s64 twheel_wake_boot_offs;
 /* Module exit began: nothing arms the alarms or queues a walk any more. */
 static bool twheel_wake_dead;
-/* dev_step.c's walk of the alarm timers, queued from twheel_wake_fired(). */
+/* clock_step.c's walk of the alarm timers, queued from twheel_wake_fired(). */
 static struct work_struct *twheel_wake_rewalk;
 
 /*
@@ -141,7 +142,7 @@ static void twheel_wake_arm(struct twheel_wake *w, unsigned int clock, u64 at)
  * if it has passed; not if @own has passed (the timer is due: the wheel
  * delivers it within a tick, and the struct alarm stays for the next one).
  *
- * Context: process context; the timer's file lock may be held.
+ * Context: process context; the timer owner's lock may be held.
  */
 void twheel_wake_note(unsigned int clock, u64 own)
 {
@@ -164,7 +165,8 @@ void twheel_wake_note(unsigned int clock, u64 own)
  * Arms from now on until twheel_wake_set() are remembered, so that the walk
  * may miss them.
  *
- * Context: process context, under twheel_step_mutex (one walk at a time).
+ * Context: process context, under twheel_step_clients_lock (one walk at a
+ * time).
  */
 void twheel_wake_walk_begin(void)
 {
@@ -183,7 +185,7 @@ void twheel_wake_walk_begin(void)
  *		of an armed alarm timer not due yet the walk found, KTIME_MAX
  *		if none
  *
- * Context: process context, under twheel_step_mutex.
+ * Context: process context, under twheel_step_clients_lock.
  */
 void twheel_wake_set(const u64 *min)
 {
@@ -236,8 +238,8 @@ void twheel_wake_init(struct work_struct *rewalk)
 /**
  * twheel_wake_exit() - stop the alarms
  *
- * Context: process context, may sleep; no file is open, the PM notifier is
- * unregistered. The caller then cancels the rewalk work, which an expiry
+ * Context: process context, may sleep; no alarm timer is armed, the PM
+ * notifier is unregistered. The caller then cancels the rewalk work, which an expiry
  * may have queued: once this returns, that walk arms nothing.
  */
 void twheel_wake_exit(void)
