@@ -17,8 +17,9 @@
  * callback (never early on the own clock, O(1)). While armed, a clock-bound
  * timer is on its clock's twheel_clock_list; when an offset changes
  * (clock_settime(), adjtimex() steps, resume from suspend) clock_step.c's
- * work item calls twheel_clock_step(), which re-arms every timer on the lists of the clocks
- * that moved: a forward step fires the timers now due at the next tick.
+ * work item calls twheel_clock_step(), which re-arms every timer on the
+ * lists of the clocks that moved: a forward step fires the timers now
+ * due at the next tick.
  * Cost: O(armed timers on those clocks) per step, TWHEEL_CLOCK_STEP_CHUNK
  * per hold of the lock, nothing for the others.
  *

@@ -16,14 +16,20 @@
  * (twheel_wake_note()), and before a suspend clock_step.c has them walk
  * their alarm timers (->alarm_min()) to set the wake-ups exactly.
  *
- * Context: the conversions may be called from any context; step clients
- * are called from a work item (process context, may sleep), one walk at a
- * time, with twheel_step_clients_lock held (lock order: that mutex ->
- * whatever the client takes).
+ * Context: the conversions may be called from any context. Step clients
+ * are called in process context and may sleep, one walk at a time, with
+ * twheel_step_clients_lock held (lock order: that mutex -> whatever the
+ * client takes): ->step() from clock_step.c's work item, ->alarm_min()
+ * from its PM_SUSPEND_PREPARE notifier (in the suspending task) or from
+ * its work item when the walk runs again.
  *
- * Files: clock.c uses nothing of twheel's; clock_wake.c and api_clock.c
- * use clock.c; clock_step.c uses all three; the char device uses them,
- * never the other way round.
+ * Layers and files: the clocks layer is built on the in-kernel API
+ * (<linux/twheel.h>: twheel_rearm_mono() arms through it) and under every
+ * owner of clock-bound timers. clock.c uses nothing of twheel's;
+ * clock_wake.c and api_clock.c (the in-kernel clock timers, an owner)
+ * use clock.c; clock_step.c, the top of the layer, uses all three and
+ * calls the other owners through struct twheel_step_client; the char
+ * device uses them all, never the other way round.
  */
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H
@@ -33,8 +39,6 @@
 #include <linux/overflow.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
-
-struct work_struct;
 
 /*
  * The clock of a clock timer or a /dev/twheel timer. The clock-bound ones
@@ -49,7 +53,7 @@ enum twheel_uclock {
 
 #define TWHEEL_UCLK_BOUND	2
 
-/* Saturating @now + @delta, capped at KTIME_MAX (deadlines stay valid ktimes). */
+/* Saturating @now + @delta, capped at KTIME_MAX (a valid ktime). */
 static inline u64 twheel_deadline_after(u64 now, u64 delta)
 {
 	u64 sum;
@@ -103,18 +107,13 @@ static inline unsigned int twheel_wake_index(unsigned int clock)
 }
 
 void twheel_wake_note(unsigned int clock, u64 own);
-/* clock_step.c's */
-void twheel_wake_walk_begin(void);
-void twheel_wake_set(const u64 *min);
-void twheel_wake_suspending(bool on);
-void twheel_wake_init(struct work_struct *rewalk);
-void twheel_wake_exit(void);
 
 /**
  * struct twheel_step_client - an owner of clock-bound timers
  * @link:	on clock_step.c's list of clients
  * @step:	re-arm the owner's timers on the clocks in @clocks
- *		(BIT(enum twheel_uclock)); returns how many it re-armed
+ *		(BIT(enum twheel_uclock)); returns how many it re-armed or
+ *		cancelled (cancel-on-set)
  * @alarm_min:	at suspend: deliver the owner's alarm timers that are due,
  *		lower @min[twheel_wake_index(clock)] to the earliest deadline
  *		of the others; returns how many it visited. May be NULL.

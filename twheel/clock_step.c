@@ -30,6 +30,7 @@
  * twheel_step_clients_lock, which also guards the list of clients, so a
  * client that is removed is not being walked.
  */
+#include <linux/bug.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -40,6 +41,7 @@
 
 #include "api_clock.h"
 #include "clock.h"
+#include "clock_wake.h"
 #include "stats.h"
 
 /* The clients, one walk at a time, and the offsets seen last. */
@@ -218,6 +220,7 @@ int twheel_clock_steps_init(void)
  */
 void twheel_clock_steps_exit(void)
 {
+	WARN_ON(!list_empty(&twheel_step_clients));
 	pvclock_gtod_unregister_notifier(&twheel_step_nb);
 	irq_work_sync(&twheel_step_irq_work);
 	cancel_work_sync(&twheel_step_work);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel clocks: waking the system from suspend for alarm timers (on
- * CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM; today those of /dev/twheel,
- * design in dev_file.h, "Alarms"; clock.h for the layer).
+ * CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM; today only /dev/twheel has
+ * them, dev_file.h "Alarms" says how it keeps them; clock.h for the layer).
  *
  * An alarm timer is an ordinary clock-bound timer of the wheel. What makes it
  * an alarm is that suspend must end by its deadline: for that there is one
@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 
 #include "clock.h"
+#include "clock_wake.h"
 #include "compat.h"
 
 /*
@@ -239,8 +240,8 @@ void twheel_wake_init(struct work_struct *rewalk)
  * twheel_wake_exit() - stop the alarms
  *
  * Context: process context, may sleep; no alarm timer is armed, the PM
- * notifier is unregistered. The caller then cancels the rewalk work, which an expiry
- * may have queued: once this returns, that walk arms nothing.
+ * notifier is unregistered. The caller then cancels the rewalk work, which
+ * an expiry may have queued: once this returns, that walk arms nothing.
  */
 void twheel_wake_exit(void)
 {

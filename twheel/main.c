@@ -14,7 +14,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "debugfs.h"
-#include "dev.h"
+#include "dev/dev.h"
 
 static unsigned int tick_us = TWHEEL_TICK_US_DEF;
 module_param(tick_us, uint, 0444);
@@ -35,13 +35,15 @@ static int __init twheel_check_params(void)
 		       TWHEEL_TICK_US_MIN, TWHEEL_TICK_US_MAX);
 		return -EINVAL;
 	}
-	if (slot_bits < TWHEEL_SLOT_BITS_MIN || slot_bits > TWHEEL_SLOT_BITS_MAX) {
+	if (slot_bits < TWHEEL_SLOT_BITS_MIN ||
+	    slot_bits > TWHEEL_SLOT_BITS_MAX) {
 		pr_err("slot_bits=%u out of range %u..%u\n", slot_bits,
 		       TWHEEL_SLOT_BITS_MIN, TWHEEL_SLOT_BITS_MAX);
 		return -EINVAL;
 	}
 	if (levels < 1 || levels > TWHEEL_LEVELS_MAX) {
-		pr_err("levels=%u out of range 1..%u\n", levels, TWHEEL_LEVELS_MAX);
+		pr_err("levels=%u out of range 1..%u\n", levels,
+		       TWHEEL_LEVELS_MAX);
 		return -EINVAL;
 	}
 	return 0;

@@ -53,7 +53,7 @@ TWHEEL_STAT_MAX(lat_max, 2, "largest lateness, deadline to the runner's clock re
 TWHEEL_STAT_MAX(cb_max, 1, "longest callback, or callbacks between two clock reads (us)")
 TWHEEL_STAT_CNT(deferred, 0, "tick passes that ran out of budget (work item finished)")
 TWHEEL_STAT_MAX(pass_max, 0, "longest bounded pass, base lock held, interrupts off (us)")
-TWHEEL_STAT_CNT(clock_steps, 0, "clock steps followed by /dev/twheel")
+TWHEEL_STAT_CNT(clock_steps, 0, "clock steps followed (in-kernel clock timers and /dev/twheel)")
 TWHEEL_STAT_CNT(clock_rebound, 0, "clock-bound timers those steps re-armed or cancelled")
 TWHEEL_STAT_MAX(clock_step_max, 0, "longest walk of one clock step over its timers (us)")
 TWHEEL_STAT_CNT(wake_walks, 0, "walks of the alarm timers before a suspend")

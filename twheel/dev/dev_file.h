@@ -120,7 +120,6 @@ struct file;
 struct twheel_query;
 struct twheel_table;
 struct twheel_user;
-struct work_struct;
 
 /* Ids are stored in 55 bits of struct twheel_utimer ("Table"). */
 #define TWHEEL_ID_BITS		55

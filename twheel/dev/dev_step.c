@@ -19,8 +19,8 @@
  * twheel_step_lock and puts back each file that still has some; files
  * bound meanwhile go on the list again and wait for the next walk, which
  * the change that bound them does not need (they use the new offsets
- * already). Walks are serialised by twheel_step_mutex, which release also
- * takes, so the file a walk holds stays.
+ * already). A walk holds twheel_step_mutex, which release also takes, so
+ * the file a walk holds stays.
  */
 #include <linux/list.h>
 #include <linux/lockdep.h>
@@ -31,7 +31,10 @@
 #include "dev_file.h"
 #include "stats.h"
 
-/* One walk at a time; release waits for the walk. */
+/*
+ * Release waits for a walk that holds its file (walks themselves are
+ * serialised by clock_step.c's twheel_step_clients_lock).
+ */
 static DEFINE_MUTEX(twheel_step_mutex);
 /* twheel_step_files, and twheel_file.stepped with the file lock. */
 static DEFINE_SPINLOCK(twheel_step_lock);

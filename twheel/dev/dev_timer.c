@@ -325,7 +325,8 @@ unlock:
  * is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile use
  * the new offsets already, timers that fire or go meanwhile leave @todo.
  *
- * Context: process context (dev_step.c's work item), may sleep.
+ * Context: process context (clock_step.c's work item, through dev_step.c),
+ * may sleep.
  * Return: the number of timers re-armed or canceled.
  */
 unsigned long twheel_file_clock_step(struct twheel_file *f,
@@ -369,11 +370,12 @@ unsigned long twheel_file_clock_step(struct twheel_file *f,
  *
  * An alarm timer already due whose expiry has not run yet (a tick or a
  * runner behind) is delivered here, as its callback would: the wake-up
- * from suspend must not be armed for a deadline that has passed (clock_wake.c),
- * and the event is readable before the system sleeps. One hold of the file
+ * from suspend must not be armed for a deadline that has passed
+ * (clock_wake.c), and the event is readable before the system sleeps. One hold of the file
  * lock, O(armed alarm timers of @f).
  *
- * Context: process context (dev_step.c, before suspend).
+ * Context: process context (clock_step.c's PM notifier or its walk again,
+ * through dev_step.c, before suspend).
  * Return: the number of alarm timers walked.
  */
 unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
