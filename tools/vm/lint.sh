@@ -192,6 +192,8 @@ gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
 	"$TW_BUILD/doc/twheel.html"
 gate docs-verify python3 tools/docs/render.py . "$kd" Documentation/verify.rst \
 	"$TW_BUILD/doc/verify.html"
+gate docs-results python3 tools/docs/render.py . "$kd" Documentation/results.rst \
+	"$TW_BUILD/doc/results.html"
 
 echo "lint: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
