@@ -251,9 +251,23 @@ distclean: clean
 # On a real host: modules against KDIR (default: the running kernel).
 # INSTALL_MOD_PATH is honoured by the kernel's modules_install.
 
-modules_install: modules
+# Without kernel headers, say which package to install (not make's usage
+# text for an empty -C, nor a build of the test kernel): the userspace part
+# installs alone with install-user. Prints where the module went.
+modules_install:
+	@if [ -z '$(KDIR)' ]; then \
+		echo "twheel: no kernel headers in /lib/modules/$$(uname -r)/build to build the module against." >&2; \
+		echo "  Install the running kernel's headers (Debian, Ubuntu: apt-get install linux-headers-$$(uname -r);" >&2; \
+		echo "  Fedora: dnf install kernel-devel-$$(uname -r)) or name a kernel build tree with KDIR=." >&2; \
+		echo "  'make install-user' installs twheelctl, libtwheel, the headers and man pages alone." >&2; \
+		exit 1; fi
+	@$(MAKE) --no-print-directory modules
 	$(MAKE) -C '$(KDIR)' M=$(CURDIR) modules_install
-	@[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a
+	@rel=$$(modinfo -F vermagic ./twheel.ko | cut -d' ' -f1); \
+	[ -n "$(INSTALL_MOD_PATH)" ] || depmod -a "$$rel"; \
+	ko=$$(find "$(INSTALL_MOD_PATH)/lib/modules/$$rel" -name 'twheel.ko*' 2>/dev/null | head -n 1); \
+	echo "twheel: module  $${ko:-(not found under $(INSTALL_MOD_PATH)/lib/modules/$$rel)}"; \
+	echo "twheel: load it with: modprobe twheel"
 
 install: modules_install install-user
 
@@ -269,6 +283,11 @@ MANDIR     ?= $(PREFIX)/share/man
 MAN_PAGES  := $(wildcard Documentation/man/*.[1-8])
 
 install-user: install-tools install-lib install-man
+	@echo "twheel: twheelctl  $(DESTDIR)$(BINDIR)/twheelctl"
+	@echo "twheel: libtwheel  $(DESTDIR)$(LIBDIR)/$(LIB_SONAME), libtwheel.a"
+	@echo "twheel: headers    $(DESTDIR)$(INCLUDEDIR)/twheel/twheel.h, twheel/linux/twheel.h"
+	@echo "twheel: pkg-config $(DESTDIR)$(LIBDIR)/pkgconfig/libtwheel.pc (pkg-config --cflags --libs libtwheel)"
+	@echo "twheel: man pages  $(DESTDIR)$(MANDIR)/man3, man4, man8"
 
 install-tools:
 	@if [ -n '$(CTL_BIN)' ]; then $(MAKE) --no-print-directory $(CTL_BIN) && \

@@ -301,8 +301,8 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
  *
  * @now_ns is CLOCK_MONOTONIC read by the caller before it took the lock:
  * never later than the time of the pass, so nothing fires early, and the
- * clock read (microseconds to milliseconds through an emulated HPET) is
- * not done with interrupts off. The pass times itself with local_clock(),
+ * clock read, whose cost the clocksource decides (an emulated HPET is
+ * slow), is not done with interrupts off. The pass times itself with local_clock(),
  * the CPU's cheap sched_clock (the TSC on x86 whatever the clocksource).
  */
 static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)

@@ -9,17 +9,19 @@
  * of its deadline: never early, at most one tick (module parameter tick_us)
  * late, plus scheduling latency of the workqueue that runs the callback.
  *
- * Callbacks run in process context (a per-CPU workqueue, one batch of expired
- * timers per CPU per tick) on the CPU the timer was armed on, without any
- * twheel lock held: they may sleep, and may arm, modify or cancel any timer,
- * including their own. They must not call twheel_cancel_sync() (lockdep
- * reports it); use twheel_cancel() there. Callbacks of one timer never
- * overlap, on any CPU: a timer stays on its CPU while its callback runs, and
- * an arming made meanwhile (even one naming another CPU, or after the CPU
- * went down) takes effect when the callback returns, so twheel_cancel_sync()
- * waits on one CPU. A timer set up with TWHEEL_TIMER_TICK is the exception: its
- * callback runs in the tick, under the CPU's base lock, and is held to the
- * rules given at twheel_timer_setup().
+ * Callbacks run in process context, in a runner (a work item of the per-CPU
+ * twheel workqueue; up to four of a CPU run or sleep at once, so a callback
+ * that sleeps holds back only itself) on the CPU the timer was armed on,
+ * without any twheel lock held: they may sleep, and may arm, modify or
+ * cancel any timer, including their own. They must not call
+ * twheel_cancel_sync() (lockdep reports it); use twheel_cancel() there.
+ * Callbacks of one timer never overlap, on any CPU: a timer stays on its
+ * CPU while its callback runs, and an arming made meanwhile (even one naming
+ * another CPU, or after the CPU went down) takes effect when the callback
+ * returns, so twheel_cancel_sync() waits on one CPU. A timer set up with
+ * TWHEEL_TIMER_TICK is the exception: its callback runs in the tick's pass,
+ * under the CPU's base lock, and is held to the rules given at
+ * twheel_timer_setup().
  *
  * Periodic timers come in two modes: fixed rate (deadline n = first deadline
  * + n * period; periods that passed while the system or the callback was late
@@ -47,7 +49,7 @@
 
 /**
  * struct tw_node - a timer's link in one wheel (private to twheel)
- * @entry:	link in a bucket, the overflow list or an expired batch
+ * @entry:	link in a bucket, the overflow list or the expired list
  * @expires:	absolute deadline in wheel ticks
  * @bucket:	bucket index, or one of the TW_BUCKET_* markers
  * @cascades:	times this node moved down a level since it was armed
@@ -118,7 +120,7 @@ enum twheel_mode {
 enum twheel_state {
 	TWHEEL_IDLE		= 0,	/* not armed, or fired (one-shot) */
 	TWHEEL_PENDING		= 1,	/* in a wheel */
-	TWHEEL_EXPIRED		= 2,	/* in a batch waiting for the worker */
+	TWHEEL_EXPIRED		= 2,	/* on the expired list, for a runner */
 	TWHEEL_RUNNING		= 3,	/* callback running (periodic) */
 };
 
@@ -245,7 +247,7 @@ static inline int twheel_arm_periodic(struct twheel_timer *timer, u64 expires,
  * A lockless hint, like timer_pending(): the answer may be stale as soon as
  * it is returned unless the caller serialises against arm and expiry.
  *
- * Return: true if the timer is in a wheel or an expired batch.
+ * Return: true if the timer is in a wheel or on the expired list.
  */
 static inline bool twheel_pending(const struct twheel_timer *timer)
 {

@@ -12,6 +12,8 @@
 #    theirs is left.
 # Builds the packages first if build/deb has none.
 set -euo pipefail
+# No `cmd | grep -q` below: grep -q exits at the first match, the writer
+# may then die of SIGPIPE, and pipefail fails the pipeline that matched.
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -56,7 +58,7 @@ mapfile -t kernels < <(find /usr/src -maxdepth 1 -name 'linux-headers-*' -printf
 	done | sort -u)
 [ ${#kernels[@]} -gt 0 ] || bad "no kernel with headers to build for"
 for k in "${kernels[@]}"; do
-	if dkms status -m twheel -v "$ver" -k "$k" 2>/dev/null | grep -q ': installed'; then
+	if dkms status -m twheel -v "$ver" -k "$k" 2>/dev/null | grep ': installed' >/dev/null; then
 		ko=$(find "/lib/modules/$k/updates/dkms" -name 'twheel.ko*' 2>/dev/null | head -n 1)
 		[ -n "$ko" ] || bad "dkms says installed for $k but no twheel.ko"
 		tw_log "deb-check: dkms: twheel/$ver installed for $k (${ko#/lib/modules/})"
@@ -71,7 +73,7 @@ if flags=$(pkg-config --cflags --libs libtwheel); then
 	# shellcheck disable=SC2086 # the flags are words
 	if gcc -O2 -Wall -Werror -o "$work/twheel-lib" "$TW_TOP/Documentation/examples/twheel-lib.c" \
 		$flags 2>"$work/cc.log"; then
-		ldd "$work/twheel-lib" | grep -qE 'libtwheel\.so\.1 => (/usr)?/lib/' ||
+		ldd "$work/twheel-lib" | grep -E 'libtwheel\.so\.1 => (/usr)?/lib/' >/dev/null ||
 			bad "the program does not link the installed libtwheel.so.1"
 		rc=0
 		"$work/twheel-lib" >"$work/run.log" 2>&1 || rc=$?
@@ -96,7 +98,7 @@ else
 fi
 twheelctl --version >"$work/twheelctl.log" 2>&1 || bad "twheelctl --version: $(cat "$work/twheelctl.log")"
 for m in twheel.4 libtwheel.3 twheel_arm.3 twheel_wait.3 twheelctl.8; do
-	man -w "${m##*.}" "${m%.*}" 2>/dev/null | grep -q . || bad "man page $m not found"
+	man -w "${m##*.}" "${m%.*}" 2>/dev/null | grep . >/dev/null || bad "man page $m not found"
 done
 
 tw_log "deb-check: dpkg --purge ${pkgs[*]}"
@@ -105,7 +107,7 @@ if ! purge; then
 	bad "dpkg --purge failed"
 fi
 for p in "${pkgs[@]}"; do
-	if dpkg-query -W -f='${db:Status-Abbrev}\n' "$p" 2>/dev/null | grep -qv '^un'; then
+	if dpkg-query -W -f='${db:Status-Abbrev}\n' "$p" 2>/dev/null | grep -v '^un' >/dev/null; then
 		bad "$p still known to dpkg after purge"
 	fi
 done

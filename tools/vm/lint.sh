@@ -4,8 +4,9 @@
 #   checkpatch --strict, kernel-doc, sparse, W=1 -Werror against every
 #   kernel `make check` tests (sparse on the two debug trees), coccicheck
 #   (the 6.12 tree's semantic patches, Debian's coccinelle), shellcheck, the
-#   uapi header alone in C and C++, libtwheel with -Werror, and the
-#   documentation and man pages rendered without warnings.
+#   uapi header alone in C and C++, libtwheel with -Werror, the
+#   documentation and man pages rendered without warnings, and twheel(4)
+#   naming every macro and structure of the uapi header.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -160,6 +161,18 @@ manpages() {
 	return $rc
 }
 
+# twheel(4) keeps up with the ABI: it names every macro (ioctl, flag,
+# feature bit, limit) and every structure of uapi/linux/twheel.h.
+man_uapi() {
+	local n rc=0
+	while read -r n; do
+		grep -qw -e "$n" Documentation/man/twheel.4 ||
+			{ echo "twheel(4) does not name $n of uapi/linux/twheel.h"; rc=1; }
+	done < <(sed -n -e 's/^#define \(TWHEEL_[A-Z0-9_]*\).*/\1/p' \
+		-e 's/^struct \(twheel_[a-z0-9_]*\) {.*/\1/p' uapi/linux/twheel.h)
+	return $rc
+}
+
 gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"
@@ -188,10 +201,13 @@ gate libtwheel libtwheel
 gate host-core make -s -C tools/testing/twheel OUT="$TW_BUILD/host" \
 	CC="gcc -Werror" all
 gate man-pages manpages
+gate man-uapi man_uapi
 gate docs python3 tools/docs/render.py . "$kd" Documentation/twheel.rst \
 	"$TW_BUILD/doc/twheel.html"
 gate docs-verify python3 tools/docs/render.py . "$kd" Documentation/verify.rst \
 	"$TW_BUILD/doc/verify.html"
+gate docs-results python3 tools/docs/render.py . "$kd" Documentation/results.rst \
+	"$TW_BUILD/doc/results.html"
 
 echo "lint: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -4,9 +4,11 @@
  *
  * open("/dev/twheel", O_RDWR | O_CLOEXEC [| O_NONBLOCK]) gives a private
  * timer set. Timers are armed, modified, queried and cancelled with the
- * ioctls below and their expirations are read() as struct twheel_event
- * records; poll/select/epoll report EPOLLIN while an event is ready. The
- * last close() of the file cancels every timer it still holds.
+ * ioctls below and their expiries are read() as events (struct
+ * twheel_event); poll/select/epoll report EPOLLIN while an event is ready. The
+ * last close() of the file cancels every timer it still holds. The terms
+ * (tick, bucket, ABI 1 timer, id, event, timer table, slot, submission,
+ * record, backlog, ...) are those of the glossary of twheel.rst.
  *
  * Ids are per file, opaque, start at 1 and are never reused while the file
  * lives. A one-shot timer's id stays valid until its event has been read or
@@ -147,7 +149,7 @@ struct twheel_arm {
 };
 
 /**
- * struct twheel_batch - many arms or cancels in one ioctl
+ * struct twheel_batch - many arms, cancels or submissions in one ioctl
  * @size:	sizeof(struct twheel_batch)
  * @flags:	must be 0
  * @count:	number of entries at @entries
@@ -301,21 +303,20 @@ struct twheel_query {
  * @tick_ns:		out: length of a wheel tick
  * @horizon_ns:		out: span of the wheel before the overflow list
  * @levels:		out: levels of the wheel
- * @slots:		out: slots per level
+ * @slots:		out: buckets per level of the wheel
  * @max_per_file:	out: cap on pending timers and table slots of one
- *			file (the timers
- *			of ABI 1 of a file also fit in a table of just
- *			under 2^24 slots: ENOSPC beyond)
+ *			file (the ABI 1 timers of a file also fit in its id
+ *			table of just under 2^24 entries: ENOSPC beyond)
  * @max_total:		out: cap on pending timers of all files
- * @pending:		out: timers pending in this file (ioctl-armed ones;
- *			ring timers are not counted, but the slots of a
+ * @pending:		out: ABI 1 timers pending in this file (ring
+ *			timers are not counted, but the slots of a timer
  *			table count against @max_per_file)
  * @event_size:		out: sizeof(struct twheel_event)
  * @nr_cpus:		out: nr_cpu_ids (CPUs below it may be valid for
  *			TWHEEL_ARM_CPU)
  * @__reserved:		out: 0
  * @features:		out: TWHEEL_FEAT_* bits (ABI 2)
- * @max_per_user:	out: cap on pending timers (and ring table slots) of
+ * @max_per_user:	out: cap on pending timers (and table slots) of
  *			all files opened by one user (ABI 2, with
  *			TWHEEL_FEAT_USER_CAP), ENOSPC beyond it. A user is
  *			the opener's real uid in its user namespace; outside
@@ -429,8 +430,8 @@ struct twheel_event {
  * @tail, @ring_mask or @ring_entries back from the mapping.
  *
  * Full ring: nothing is lost. An expiry that finds the ring full, or finds
- * records waiting in the backlog, marks its timer (the record waits in the
- * backlog, one per timer), sets TWHEEL_RING_OVERFLOW in the ring's @flags
+ * records waiting in the backlog, marks its slot (the record waits in the
+ * backlog, one per slot), sets TWHEEL_RING_OVERFLOW in the ring's @flags
  * and counts it in @overflow. The backlog moves into the ring as space
  * frees up, on TWHEEL_IOC_FLUSH, TWHEEL_IOC_SUBMIT, read() and poll();
  * userspace that sees TWHEEL_RING_OVERFLOW after consuming records calls

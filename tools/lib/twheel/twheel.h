@@ -17,7 +17,10 @@
  * newer libtwheel asks before it uses a feature the module may lack, and
  * functions that need a missing feature return -EOPNOTSUPP.
  *
- * Manual: libtwheel(3) and the pages it lists; the device: twheel(4).
+ * Manual: libtwheel(3) and the pages it lists; the device: twheel(4). An
+ * ABI 1 timer is named by its id and its expiries are events; a ring timer
+ * is a slot of the timer table, armed by submissions, and its expiries are
+ * records of the completion ring (the glossary of twheel.rst).
  */
 #ifndef _TWHEEL_H
 #define _TWHEEL_H
