@@ -324,6 +324,10 @@ def main():
     ap.add_argument("--accel", default="unknown")
     ap.add_argument("--quick", default="0")
     ap.add_argument("--host-load", default=None)
+    ap.add_argument("--host-stat", action="append", default=[],
+                    help="the host's /proc/stat cpu line, before then after")
+    ap.add_argument("--host-window", default=None,
+                    help="wall-clock seconds of the two --host-stat reads")
     a = ap.parse_args()
 
     res = read_results(a.results)

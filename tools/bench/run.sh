@@ -35,12 +35,15 @@ cd "$TW_TOP"
 if [ "$QUICK" = 1 ]; then
 	cat >"$OUT/bench.conf" <<-EOF
 		KERNEL_NS="1000 10000 100000"
-		REPS=3
+		REPS=5
 		BIG_N=0
 		USER_NS="1000 10000"
 		ACC_N=10000
 		IDLE_S=5
 		SCALE_N=0
+		EXACT_K=500
+		EXACT_HMAX_MS=10000
+		EXACT_SPREAD_MS=1000
 	EOF
 	mem=2G limit=${TW_BENCH_TIMEOUT:-600}
 else
@@ -48,12 +51,15 @@ else
 		KERNEL_NS="1000 10000 100000"
 		REPS=5
 		BIG_N=1000000
-		BIG_REPS=3
+		BIG_REPS=5
 		USER_NS="1000 10000"
 		USER_BIG_N=100000
 		ACC_N=10000
 		IDLE_S=5
 		SCALE_N=10000000
+		EXACT_K=1000
+		EXACT_HMAX_MS=60000
+		EXACT_SPREAD_MS=2000
 	EOF
 	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
 fi
@@ -108,7 +114,11 @@ else
 	accel=tcg
 fi
 label=bench-$krel
+# Host load and CPU accounting before and after the guest (report.py turns
+# the /proc/stat lines into steal and busy shares of the window).
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+stat0=$(grep '^cpu ' /proc/stat)
+w0=$(date +%s.%N)
 # Under TCG the guest's TSC fails its watchdog and the kernel falls back to
 # the HPET, whose every read is an emulated MMIO access costing microseconds:
 # that would measure QEMU, not the timer code. Real machines read the TSC.
@@ -116,6 +126,8 @@ TW_CMDLINE="tsc=reliable clocksource=tsc ${TW_CMDLINE:-}" \
 	TW_SMP=4 TW_MEM=$mem tw_stage "guest: in-kernel, userspace, accuracy, idle, scale" \
 	"$VM/run-qemu.sh" -m bench -t "$limit" -n "$label" "$image" "$initrd"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+stat1=$(grep '^cpu ' /proc/stat)
+w1=$(date +%s.%N)
 cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
 cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
 if grep -q '^TW|check|not ok|' "$OUT/guest.results.log"; then
@@ -139,5 +151,6 @@ fi
 # ------------------------------------------------------------ report
 python3 "$BENCH/report.py" --results "$OUT/guest.results.log" --core "$core" \
 	--out "$OUT" --accel "$accel" --quick "$QUICK" \
-	--host-load "before: $load0; after: $load1; host cpus: $(nproc)"
+	--host-load "before: $load0; after: $load1; host cpus: $(nproc)" \
+	--host-stat "$stat0" --host-stat "$stat1" --host-window "$w0 $w1"
 tw_log "bench finished in $(($(date +%s) - t0))s"
