@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Exactness against the horizon in the report: the lateness table of every
+peer of both tiers at every horizon, the exactness targets, the cost/lateness
+plot (exact.svg) and the headline sentence.
+
+Input: the RESULT exact lines of kbench_exact.c (tier=kernel) and
+ubench_exact.c (tier=user), raw lateness in ns per timer.
+"""
+from report_util import (boot_values, fmt, get, num, quantile, svg_scatter,
+                         verdict)
+
+MISSING = -(2 ** 63)
+KERNEL_PEERS = ["twheel", "timer_list", "hrtimer", "delayed_work"]
+USER_PEERS = ["twheel_ring", "twheel_abi1", "timerfd", "io_uring", "libuv"]
+# The ops row whose cost stands for an exactness peer (the same calls).
+USER_COST_ROW = {"twheel_ring": "twheel_ring", "twheel_abi1": "twheel_single",
+                 "timerfd": "timerfd_rearm", "io_uring": "io_uring",
+                 "libuv": "libuv"}
+COST_N = 10000
+
+
+def _ints(text):
+    if not text:
+        return []
+    return [int(x) for x in text.split(",") if x and int(x) != MISSING]
+
+
+def exact_rows(raw):
+    """One row per tier, peer and horizon: counts and quantiles in us."""
+    out = []
+    for r in raw:
+        late = _ints(r.get("late_ns"))
+        req = _ints(r.get("req_ns"))
+        row = {"tier": r.get("tier"), "impl": r.get("impl"),
+               "h_ms": int(r.get("h_ms", 0)), "n": int(r.get("n", 0)),
+               "clock": r.get("clock"), "got": len(late),
+               "missing": int(r.get("missing", 0)),
+               "early": sum(v < 0 for v in late),
+               "p50_us": _us(quantile(late, 0.5)),
+               "p99_us": _us(quantile(late, 0.99)),
+               "max_us": _us(max(late) if late else None),
+               "tick_ns": num(r.get("tick_ns")),
+               "jiffy_ns": num(r.get("jiffy_ns")),
+               "_late": late}
+        if req:
+            row.update({"req_early": sum(v < 0 for v in req),
+                        "req_min_us": _us(min(req)),
+                        "req_p99_us": _us(quantile(req, 0.99))})
+        if "early_own" in r:
+            row["early_own"] = int(r["early_own"])
+        out.append(row)
+    out.sort(key=lambda x: (x["tier"] != "kernel", _order(x), x["h_ms"]))
+    return out
+
+
+def _order(row):
+    peers = KERNEL_PEERS if row["tier"] == "kernel" else USER_PEERS
+    return peers.index(row["impl"]) if row["impl"] in peers else 99
+
+
+def _us(ns):
+    return None if ns is None else round(ns / 1000.0, 1)
+
+
+def _cell(rows, tier, impl, h):
+    for r in rows:
+        if r["tier"] == tier and r["impl"] == impl and r["h_ms"] == h:
+            return r
+    return None
+
+
+def public(rows):
+    """The rows for results.json (without the raw samples)."""
+    return [{k: v for k, v in r.items() if not k.startswith("_")}
+            for r in rows]
+
+
+def _h(ms):
+    return f"{ms // 1000} s" if ms >= 1000 else f"{ms} ms"
+
+
+def cost_of(data, tier, impl):
+    """Cost per timer, arm + expire (in-kernel: arm_ns + expire_ns; user:
+    arm_ns + deliver_ns), medians at COST_N (else the largest N) of the
+    same run; (cost, n)."""
+    rows = data["inkernel"] if tier == "kernel" else data["user"]
+    name = impl if tier == "kernel" else USER_COST_ROW.get(impl, impl)
+    ns = sorted({r["n"] for r in rows if r["impl"] == name})
+    if not ns:
+        return None, None
+    n = COST_N if COST_N in ns else ns[-1]
+    second = "expire_ns" if tier == "kernel" else "deliver_ns"
+    a, b = get(rows, name, n, "arm_ns"), get(rows, name, n, second)
+    return (None if a is None or b is None else a + b), n
+
+
+def print_exact(rows, data):
+    if not rows:
+        return
+    print("\n== Exactness against the horizon (one concurrent run; lateness "
+          "in us against the peer's own clock)")
+    print(f"{'tier':>6} {'impl':>13} {'horizon':>8} {'n':>5} {'early':>5} "
+          f"{'p50':>9} {'p99':>9} {'max':>9} {'cost ns':>8}  note")
+    for r in rows:
+        c, _ = cost_of(data, r["tier"], r["impl"])
+        note = ""
+        if r.get("req_p99_us") is not None:
+            note = (f"{r['clock']}; against the request: p99 "
+                    f"{fmt(r['req_p99_us'])} us, {r['req_early']} early "
+                    f"(min {fmt(r['req_min_us'])} us)")
+            if "early_own" in r:
+                note += f"; early on its own clock {r['early_own']}"
+        if r["missing"]:
+            note += f"; {r['missing']} never delivered"
+        print(f"{r['tier']:>6} {r['impl']:>13} {_h(r['h_ms']):>8} "
+              f"{r['got']:>5} {r['early']:>5} {fmt(r['p50_us']):>9} "
+              f"{fmt(r['p99_us']):>9} {fmt(r['max_us']):>9} {fmt(c):>8}  {note}")
+
+
+def _p99_excess(tick_ns):
+    def stat(a, b):
+        return quantile(a, 0.99) - quantile(b, 0.99) - tick_ns
+    return stat
+
+
+def check_exact_targets(t, rows, tick_ns):
+    """twheel (ring in userspace) p99 <= one tick + the control's p99 at
+    every horizon, with 0 early; interval by bootstrap over timers."""
+    for tier, me, ctl in (("kernel", "twheel", "hrtimer"),
+                          ("user", "twheel_ring", "timerfd")):
+        hs = sorted({r["h_ms"] for r in rows if r["tier"] == tier})
+        states, parts, early = [], [], 0
+        for h in hs:
+            a, b = _cell(rows, tier, me, h), _cell(rows, tier, ctl, h)
+            if not a or not b or tick_ns is None:
+                states.append("not measured")
+                continue
+            p, lo, hi = boot_values(a["_late"], b["_late"],
+                                    _p99_excess(tick_ns), nb=1000)
+            st = verdict(lo, hi, 0)
+            if a["early"] or a["missing"]:
+                st = "missed"
+            early += a["early"]
+            states.append(st)
+            parts.append(f"{_h(h)}: p99 {fmt(a['p99_us'])} vs {ctl} "
+                         f"{fmt(b['p99_us'])} us, excess over tick + "
+                         f"control {fmt(p / 1e3)} [{fmt(lo / 1e3)}, "
+                         f"{fmt(hi / 1e3)}] us, early {a['early']}")
+        from report_util import combine
+        t.add_ci(f"{'in-kernel' if tier == 'kernel' else 'userspace'} "
+                 f"{me} p99 lateness <= one tick ({fmt(tick_ns / 1e6 if tick_ns else None, 1)} ms)"
+                 f" + {ctl}'s p99, 0 early, every horizon",
+                 combine(states) if hs else "not measured",
+                 "; ".join(parts) or "exactness run absent",
+                 None, None, None, 0)
+
+
+def plot_exact(rows, data, path):
+    """exact.svg: x cost per timer, y p99 lateness, a point per peer and
+    horizon, log scales."""
+    pts = []
+    for r in rows:
+        c, _ = cost_of(data, r["tier"], r["impl"])
+        if c is None or r["p99_us"] is None:
+            continue
+        pts.append({"x": c, "y": max(r["p99_us"], 0.0) or 0.0,
+                    "series": r["impl"], "label": _h(r["h_ms"]),
+                    "shape": "o" if r["tier"] == "kernel" else "s"})
+    tick = data["environment"].get("twheel_tick_ns")
+    hl = [(tick / 1e3, "twheel tick")] if tick else []
+    return svg_scatter(path, pts,
+                       "p99 lateness against cost per timer (one run)",
+                       f"cost per timer, ns (arm + expire, median at N={COST_N})",
+                       "p99 lateness, us (against the peer's own clock)", hl)
+
+
+def headline(rows, data):
+    """One sentence from this run's figures, or None."""
+    tw = [r for r in rows if r["tier"] == "kernel" and r["impl"] == "twheel"]
+    if not tw:
+        return None
+
+    def span(impl, key="p99_us"):
+        v = [r[key] for r in rows if r["tier"] == "kernel"
+             and r["impl"] == impl and r[key] is not None]
+        return (min(v), max(v)) if v else (None, None)
+
+    def u(v):
+        if v is None:
+            return "-"
+        return f"{v / 1000:.1f} ms" if abs(v) >= 1000 else f"{v:.0f} us"
+
+    hs = sorted({r["h_ms"] for r in tw})
+    early = sum(r["early"] for r in tw)
+    tl, hr = span("timer_list"), span("hrtimer")
+    tw_s = span("twheel")
+    c = {i: cost_of(data, "kernel", i)[0] for i in
+         ("twheel", "timer_list", "hrtimer")}
+    return (f"At horizons {_h(hs[0])} to {_h(hs[-1])}, twheel's p99 lateness "
+            f"was {u(tw_s[0])}-{u(tw_s[1])} with {early} early, against "
+            f"hrtimer's {u(hr[0])}-{u(hr[1])} and timer_list's "
+            f"{u(tl[0])}-{u(tl[1])}, at {fmt(c['twheel'], 0)} ns per timer "
+            f"(arm + expire) against timer_list's {fmt(c['timer_list'], 0)} "
+            f"and hrtimer's {fmt(c['hrtimer'], 0)}.")
+
+
+def md_exact(rows, data):
+    if not rows:
+        return []
+    L = ["### Exactness against the horizon", "",
+         "![p99 lateness against cost per timer](exact.svg)", "",
+         "One concurrent run: every peer of a tier armed the same number of "
+         "timers at every horizon at the same spread instants. Lateness in "
+         "us against the peer's own clock (jiffies peers: the tick at which "
+         "jiffies reached expires; libuv: its millisecond loop time); cost "
+         f"per timer = arm + expire (in-kernel) or arm + delivery (userspace),"
+         f" medians at N={COST_N} of the same run.", "",
+         "| tier | peer | horizon | timers | early | p50 us | p99 us | max us "
+         "| cost ns | against the request |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c, _ = cost_of(data, r["tier"], r["impl"])
+        req = "" if r.get("req_p99_us") is None else \
+            f"p99 {fmt(r['req_p99_us'])} us, {r['req_early']} early"
+        L.append(f"| {r['tier']} | {r['impl']} | {_h(r['h_ms'])} | {r['got']} "
+                 f"| {r['early']} | {fmt(r['p50_us'])} | {fmt(r['p99_us'])} | "
+                 f"{fmt(r['max_us'])} | {fmt(c)} | {req} |")
+    return L + [""]
