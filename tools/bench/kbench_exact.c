@@ -55,11 +55,13 @@
 #include "kbench.h"
 
 static const unsigned int kx_horizons_ms[] = { 10, 100, 1000, 10000, 60000 };
+
 #define KX_NR_H		ARRAY_SIZE(kx_horizons_ms)
 
 static const enum kb_impl kx_impls[] = {
 	KB_TWHEEL, KB_TIMER_LIST, KB_HRTIMER, KB_DELAYED_WORK,
 };
+
 #define KX_NR_I		ARRAY_SIZE(kx_impls)
 
 struct kx_timer {
@@ -304,6 +306,12 @@ int kb_exact(unsigned int k, u32 seed, unsigned int hmax_ms,
 	return 0;
 }
 
+/* Timer of step @s, horizon @hi, peer @ii. */
+static struct kx_timer *kx_at(unsigned int s, unsigned int hi, unsigned int ii)
+{
+	return &kx_t[((unsigned long)s * kx_nr_h + hi) * KX_NR_I + ii];
+}
+
 /* debugfs "exact": one line per peer and horizon, raw lateness in ns. */
 int kb_exact_show(struct seq_file *m, void *v)
 {
@@ -323,8 +331,7 @@ int kb_exact_show(struct seq_file *m, void *v)
 				   kx_horizons_ms[hi], kx_k,
 				   jif ? "jiffies" : "monotonic");
 			for (s = 0; s < kx_k; s++) {
-				struct kx_timer *t = &kx_t[((unsigned long)s * kx_nr_h + hi) *
-							   KX_NR_I + ii];
+				struct kx_timer *t = kx_at(s, hi, ii);
 
 				seq_printf(m, "%s%lld", s ? "," : "",
 					   (s64)(t->fire_ns - t->due_ns));
@@ -334,8 +341,7 @@ int kb_exact_show(struct seq_file *m, void *v)
 			if (jif) {
 				seq_puts(m, " req_ns=");
 				for (s = 0; s < kx_k; s++) {
-					struct kx_timer *t = &kx_t[((unsigned long)s * kx_nr_h + hi) *
-								   KX_NR_I + ii];
+					struct kx_timer *t = kx_at(s, hi, ii);
 
 					seq_printf(m, "%s%lld", s ? "," : "",
 						   (s64)(t->fire_ns - t->arm_ns -

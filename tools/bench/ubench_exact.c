@@ -50,6 +50,7 @@
 #include "ubench.h"
 
 static const unsigned int ux_horizons_ms[] = { 10, 100, 1000, 10000, 60000 };
+
 #define UX_NR_H		ARRAY_SIZE(ux_horizons_ms)
 #define UX_LEAD_NS	200000000ULL	/* the schedule starts 200 ms ahead */
 
@@ -442,13 +443,12 @@ static void *ux_thread(void *arg)
 			last_arm = ub_now();
 			continue;
 		}
-		if (step < k)
-			x->p->wait(x, x->start + x->off[step] - now);
-		else if (now - last_arm > ux_horizons_ms[x->nr_h - 1] *
-			 1000000ULL + 60000000000ULL)
-			break;	/* 60 s past the last deadline: give up */
-		else
-			x->p->wait(x, 1000000000LL);
+		/* 60 s past the last deadline: give up */
+		if (step >= k && now - last_arm > ux_horizons_ms[x->nr_h - 1] *
+		    1000000ULL + 60000000000ULL)
+			break;
+		x->p->wait(x, step < k ? (int64_t)(x->start + x->off[step] - now)
+					: 1000000000LL);
 	}
 	return NULL;
 }
