@@ -81,45 +81,6 @@ def burst_drain_ms(bursts):
     return max(vals) if vals else None
 
 
-def best_timerfd(rows, n, field):
-    """timerfd at its best for @field at @n: (variant, value)."""
-    vals = [(get(rows, i, n, field), i) for i in TIMERFDS
-            if get(rows, i, n, field) is not None]
-    if not vals:
-        return None, None
-    v, i = min(vals)
-    return i, v
-
-
-def _ratios(rows, ns, field, peer):
-    """{n: (peer impl, peer/ring)} with the reference twheel_batch ratio."""
-    out = {}
-    for n in ns:
-        if peer == "timerfd":
-            impl, pv = best_timerfd(rows, n, field)
-        else:
-            impl, pv = peer, get(rows, peer, n, field)
-        out[n] = (impl, pv, ratio(pv, get(rows, RING, n, field)),
-                  ratio(pv, get(rows, "twheel_batch", n, field)))
-    return out
-
-
-def _verdict(rs, need):
-    vals = [r[2] for r in rs.values()]
-    if not vals or None in vals:
-        return None, None
-    return min(vals) >= need, min(vals)
-
-
-def _text(rs, what):
-    parts = []
-    for n, (impl, pv, r, rb) in rs.items():
-        parts.append(f"N={n:g}: {what}/twheel_ring {fmt(r, 2)}"
-                     f" ({impl} {fmt(pv)} ns; twheel_batch for reference "
-                     f"{fmt(rb, 2)})")
-    return "; ".join(parts) or "no N >= 1e4 measured"
-
-
 def check_user_targets(data, t):
     """The ring's targets, ratios by the interval rule (report_util)."""
     us, ur, kr = data["user"], data["user_reps"], data["inkernel_reps"]
