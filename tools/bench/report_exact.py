@@ -56,6 +56,9 @@ def exact_rows(raw):
                         "req_p99_us": _us(quantile(req, 0.99))})
         if "early_own" in r:
             row["early_own"] = int(r["early_own"])
+        if row["clock"] == "jiffies":
+            row["wheel_gran_ms"] = wheel_granularity_ms(row["h_ms"],
+                                                        row["jiffy_ns"])
         out.append(row)
     out.sort(key=lambda x: (x["tier"] != "kernel", _order(x), x["h_ms"]))
     for row in out:
@@ -65,6 +68,19 @@ def exact_rows(raw):
         row["vs_control_p50_us"] = _us(quantile(d, 0.5))
         row["vs_control_p99_us"] = _us(quantile(d, 0.99))
     return out
+
+
+def wheel_granularity_ms(h_ms, jiffy_ns):
+    """Granularity of the timer_list wheel level a timer @h_ms away lands
+    in (kernel/time/timer.c: 6 bits a level, each 8x coarser): the
+    lateness a jiffies timer can have by design, on top of one tick."""
+    if not jiffy_ns:
+        return None
+    delta = h_ms * 1e6 / jiffy_ns
+    lvl = 0
+    while lvl < 8 and delta >= 63 << (3 * lvl):
+        lvl += 1
+    return round((8 ** lvl) * jiffy_ns / 1e6, 3)
 
 
 def paired(a, b):
@@ -135,6 +151,8 @@ def print_exact(rows, data):
                     f"(min {fmt(r['req_min_us'])} us)")
             if "early_own" in r:
                 note += f"; early on its own clock {r['early_own']}"
+            if r.get("wheel_gran_ms"):
+                note += f"; wheel level granularity {fmt(r['wheel_gran_ms'])} ms"
         if r["missing"]:
             note += f"; {r['missing']} never delivered"
         print(f"{r['tier']:>6} {r['impl']:>13} {_h(r['h_ms']):>8} "
@@ -272,6 +290,8 @@ def md_exact(rows, data):
         c, _ = cost_of(data, r["tier"], r["impl"])
         req = "" if r.get("req_p99_us") is None else \
             f"p99 {fmt(r['req_p99_us'])} us, {r['req_early']} early"
+        if r.get("wheel_gran_ms"):
+            req += f"; level granularity {fmt(r['wheel_gran_ms'])} ms"
         L.append(f"| {r['tier']} | {r['impl']} | {_h(r['h_ms'])} | {r['got']} "
                  f"| {r['early']} | {fmt(r['p50_us'])} | {fmt(r['p99_us'])} | "
                  f"{fmt(r['max_us'])} | {fmt(r['vs_control_p99_us'])} | "
