@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: build what is needed, run the three tiers, report.
-#   tools/bench/run.sh          default run (13-25 minutes on 2 busy host
+#   tools/bench/run.sh          default run (20-30 minutes on 2 busy host
 #                               cores)
 #   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
-#                               no scale test (2-3 minutes)
+#                               no scale test (3-6 minutes)
 #   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
 #                               the run (QUICK or not): no userspace,
 #                               accuracy, idle, burst, scale or core tier
@@ -61,7 +61,7 @@ else
 		EXACT_HMAX_MS=60000
 		EXACT_SPREAD_MS=2000
 	EOF
-	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
+	mem=4G limit=${TW_BENCH_TIMEOUT:-2700}
 fi
 echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
 echo "TIER=$TIER" >>"$OUT/bench.conf"
