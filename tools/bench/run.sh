@@ -8,6 +8,8 @@
 #   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
 #                               the run (QUICK or not): no userspace,
 #                               accuracy, idle, burst, scale or core tier
+#   TIER=exact tools/bench/run.sh   the two exactness runs alone (2-3
+#                               minutes; no costs, so no plot)
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
 # guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
@@ -25,8 +27,8 @@ OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
 case "$TIER" in
-all | kernel) ;;
-*) tw_die "TIER=$TIER: expected all or kernel" ;;
+all | kernel | exact) ;;
+*) tw_die "TIER=$TIER: expected all, kernel or exact" ;;
 esac
 mkdir -p "$OUT"
 cd "$TW_TOP"
@@ -137,8 +139,8 @@ fi
 # ------------------------------------------------------------ host core tier
 core=$OUT/core.json
 : >"$core"
-if [ "$TIER" = kernel ]; then
-	tw_log "core tier: skipped (TIER=kernel)"
+if [ "$TIER" != all ]; then
+	tw_log "core tier: skipped (TIER=$TIER)"
 elif [ -x "$TW_TOP/tools/testing/twheel/bench-core.sh" ]; then
 	[ "$QUICK" = 1 ] && export BENCH_NS="1000 10000 100000"
 	tw_stage "host-native core (callgrind)" \
