@@ -254,9 +254,12 @@ def headline(rows, data):
             f"hrtimer's was {span('hrtimer', 'p99_us')} in the same run; "
             f"timer_list fired a median {span('timer_list', 'p50_us')} late "
             f"with a p99 of up to {span('timer_list', 'p99_us').split(' to ')[-1]}"
-            f" (its wheel's granularity); per timer, arm + expire, twheel cost "
-            f"{fmt(c['twheel'], 0)} ns, timer_list {fmt(c['timer_list'], 0)} "
-            f"ns and hrtimer {fmt(c['hrtimer'], 0)} ns.")
+            f" (its wheel's granularity)"
+            + ("." if None in c.values() else
+               f"; per timer, arm + expire, twheel cost "
+               f"{fmt(c['twheel'], 0)} ns, timer_list "
+               f"{fmt(c['timer_list'], 0)} ns and hrtimer "
+               f"{fmt(c['hrtimer'], 0)} ns."))
 
 
 def md_exact(rows, data):
