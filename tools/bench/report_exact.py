@@ -218,8 +218,8 @@ def plot_exact(rows, data, path):
     hl = [(tick / 1e3, "twheel tick")] if tick else []
     return svg_scatter(path, pts,
                        "p99 lateness against cost per timer (one run)",
-                       f"cost per timer, ns (arm + expire, median at N={COST_N})",
-                       "p99 lateness, us (against the peer's own clock)", hl)
+                       f"cost per timer (arm + expire, median at N={COST_N})",
+                       "p99 lateness (against the peer's own clock)", hl)
 
 
 def headline(rows, data):

@@ -348,7 +348,17 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
            "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
 
 
-def svg_scatter(path, points, title, xlabel, ylabel, hlines=()):
+def unit_label(v, unit):
+    """10**k of @unit ("ns" or "us") as a short time: 100 ns, 1 us, 10 ms."""
+    ns = v * (1000 if unit == "us" else 1)
+    for div, name in ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1, "ns")):
+        if ns >= div:
+            return f"{ns / div:g} {name}"
+    return f"{ns:g} ns"
+
+
+def svg_scatter(path, points, title, xlabel, ylabel, hlines=(), xunit="ns",
+                yunit="us"):
     """A log-log scatter as a hand-written SVG (no plotting library).
 
     @points: dicts {x, y, series, label, shape ("o" or "s")}; one colour
@@ -394,7 +404,7 @@ def svg_scatter(path, points, title, xlabel, ylabel, hlines=()):
         o.append(f'<line x1="{x:.1f}" y1="{T}" x2="{x:.1f}" y2="{H - B}" '
                  'stroke="#ddd"/>')
         o.append(f'<text x="{x:.1f}" y="{H - B + 16}" text-anchor="middle">'
-                 f'{10 ** e:g}</text>')
+                 f'{unit_label(10 ** e, xunit)}</text>')
         e += 1
     e = int(math.log10(ymin))
     while 10 ** e <= ymax:
@@ -402,7 +412,7 @@ def svg_scatter(path, points, title, xlabel, ylabel, hlines=()):
         o.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" '
                  'stroke="#ddd"/>')
         o.append(f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                 f'{10 ** e:g}</text>')
+                 f'{unit_label(10 ** e, yunit)}</text>')
         e += 1
     o.append(f'<rect x="{L}" y="{T}" width="{W - L - R}" height="{H - T - B}" '
              'fill="none" stroke="black"/>')
