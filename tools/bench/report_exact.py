@@ -205,19 +205,23 @@ def check_exact_targets(t, rows, tick_ns):
 
 def plot_exact(rows, data, path):
     """exact.svg: x cost per timer, y p99 lateness, a point per peer and
-    horizon, log scales."""
+    horizon, log scales; the p50 of each as a hollow mark beside it."""
     pts = []
     for r in rows:
         c, _ = cost_of(data, r["tier"], r["impl"])
         if c is None or r["p99_us"] is None:
             continue
+        shape = "o" if r["tier"] == "kernel" else "s"
         pts.append({"x": c, "y": max(r["p99_us"], 0.0) or 0.0,
                     "series": r["impl"], "label": _h(r["h_ms"]),
-                    "shape": "o" if r["tier"] == "kernel" else "s"})
+                    "shape": shape})
+        if r["p50_us"] is not None:
+            pts.append({"x": c, "y": max(r["p50_us"], 0.0),
+                        "series": r["impl"], "shape": shape, "hollow": True})
     tick = data["environment"].get("twheel_tick_ns")
     hl = [(tick / 1e3, "twheel tick")] if tick else []
     return svg_scatter(path, pts,
-                       "p99 lateness against cost per timer (one run)",
+                       "p99 (and p50) lateness against cost per timer (one run)",
                        f"cost per timer (arm + expire, median at N={COST_N})",
                        "p99 lateness (against the peer's own clock)", hl)
 

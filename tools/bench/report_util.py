@@ -361,7 +361,8 @@ def svg_scatter(path, points, title, xlabel, ylabel, hlines=(), xunit="ns",
                 yunit="us"):
     """A log-log scatter as a hand-written SVG (no plotting library).
 
-    @points: dicts {x, y, series, label, shape ("o" or "s")}; one colour
+    @points: dicts {x, y, series, label, shape ("o" or "s"), hollow};
+    one colour
     per series, @label written next to the point; @hlines: (y, text)
     reference lines. Non-positive values are drawn at the axis floor."""
     import math
@@ -434,12 +435,13 @@ def svg_scatter(path, points, title, xlabel, ylabel, hlines=(), xunit="ns",
     for p in pts:
         c = PALETTE[series.index(p["series"]) % len(PALETTE)]
         x, y = X(p["x"]), Y(p["y"])
+        paint = (f'fill="white" fill-opacity="0" stroke="{c}"'
+                 if p.get("hollow") else f'fill="{c}" fill-opacity="0.8"')
         if p.get("shape") == "s":
             o.append(f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" '
-                     f'height="10" fill="{c}" fill-opacity="0.8"/>')
+                     f'height="10" {paint}/>')
         else:
-            o.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{c}" '
-                     'fill-opacity="0.8"/>')
+            o.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" {paint}/>')
         if p.get("label"):
             o.append(f'<text x="{x + 8:.1f}" y="{y + 4:.1f}" fill="{c}">'
                      f'{esc(p["label"])}</text>')
@@ -453,6 +455,9 @@ def svg_scatter(path, points, title, xlabel, ylabel, hlines=(), xunit="ns",
              '</text>')
     o.append(f'<text x="{W - R + 10}" y="{y + 16}" fill="#555">square: '
              'userspace</text>')
+    if any(p.get("hollow") for p in pts):
+        o.append(f'<text x="{W - R + 10}" y="{y + 32}" fill="#555">filled: '
+                 'p99, hollow: p50</text>')
     o.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(o) + "\n")
