@@ -241,6 +241,8 @@ def headline(rows, data):
         return lo if lo == hi else f"{lo} to {hi}"
 
     def u(v):
+        if abs(v) >= 1e6:
+            return f"{v / 1e6:.2f} s"
         if abs(v) >= 1000:
             return f"{v / 1000:.1f} ms"
         return f"{v:.0f} us"
