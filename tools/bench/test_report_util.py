@@ -8,6 +8,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_exact import (exact_rows, paired,  # noqa: E402
+                          wheel_granularity_ms)
 from report_util import (MIN_REPS, Targets, boot, ci_ratio,  # noqa: E402
                          combine, quantile, verdict)
 
@@ -91,6 +93,26 @@ class Stats(unittest.TestCase):
         self.assertEqual(t.items[1]["value"], 2.0)
         self.assertEqual([x["status"] for x in t.items[1]["per_n"]],
                          ["met", "missed"])
+
+
+class Exact(unittest.TestCase):
+    def test_wheel_granularity(self):
+        # HZ=250: 10 s lands in the level of 64 jiffies, 256 ms
+        self.assertEqual([wheel_granularity_ms(h, 4e6) for h in
+                          (10, 100, 1000, 10000, 60000)],
+                         [4.0, 4.0, 32.0, 256.0, 2048.0])
+
+    def test_rows_pair_by_step_and_skip_lost_timers(self):
+        lost = str(-(2 ** 63))
+        raw = [{"tier": "kernel", "impl": "twheel", "h_ms": "10", "n": "3",
+                "clock": "monotonic", "late_ns": f"5000,{lost},-1"},
+               {"tier": "kernel", "impl": "hrtimer", "h_ms": "10", "n": "3",
+                "clock": "monotonic", "late_ns": "1000,2000,3000"}]
+        rows = exact_rows(raw)
+        tw = [r for r in rows if r["impl"] == "twheel"][0]
+        self.assertEqual((tw["got"], tw["early"]), (2, 1))
+        self.assertEqual(paired(tw, rows[1]), [4000, -3001])
+        self.assertEqual(tw["vs_control"], "hrtimer")
 
 
 if __name__ == "__main__":
