@@ -12,7 +12,8 @@
  *
  * Each arm is read against the peer's own clock:
  *
- *	twheel, hrtimer	CLOCK_MONOTONIC ns: deadline = ktime_get_ns() read
+ *	twheel, hrtimer, hrtimer_work
+ *			CLOCK_MONOTONIC ns: deadline = ktime_get_ns() read
  *			just before the arm + horizon, armed absolute
  *			(TWHEEL_ABS, HRTIMER_MODE_ABS_PINNED), so the deadline
  *			is exactly what the peer was given; lateness = the
@@ -31,9 +32,9 @@
  *			"early_own" counts callbacks that saw jiffies <
  *			expires (never, by the API's promise).
  *
- * The delayed_work callback is the work function, on the bench's per-CPU
- * WQ_HIGHPRI workqueue, as twheel's callbacks run in its workqueue. All
- * timers are pinned to the bench CPU.
+ * The delayed_work and hrtimer_work callbacks are work functions, on the
+ * bench's per-CPU WQ_HIGHPRI workqueue, as twheel's callbacks run in its
+ * workqueue. All timers are pinned to the bench CPU.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -58,11 +59,24 @@ static const unsigned int kx_horizons_ms[] = { 10, 100, 1000, 10000, 60000 };
 
 #define KX_NR_H		ARRAY_SIZE(kx_horizons_ms)
 
-static const enum kb_impl kx_impls[] = {
-	KB_TWHEEL, KB_TIMER_LIST, KB_HRTIMER, KB_DELAYED_WORK,
+/*
+ * The peers: kbench.c's four, and hrtimer_work, an hrtimer whose callback
+ * queues a work item on the delayed_work peer's workqueue: the earliest a
+ * callback that runs in a worker, as twheel's do, can start after an exact
+ * deadline (the control of twheel's dispatch).
+ */
+enum kx_impl {
+	KX_TWHEEL, KX_TIMER_LIST, KX_HRTIMER, KX_DELAYED_WORK, KX_HRTIMER_WORK,
+	KX_NR_I,
 };
 
-#define KX_NR_I		ARRAY_SIZE(kx_impls)
+static const char * const kx_names[KX_NR_I] = {
+	[KX_TWHEEL]		= "twheel",
+	[KX_TIMER_LIST]		= "timer_list",
+	[KX_HRTIMER]		= "hrtimer",
+	[KX_DELAYED_WORK]	= "delayed_work",
+	[KX_HRTIMER_WORK]	= "hrtimer_work",
+};
 
 struct kx_timer {
 	union {
@@ -70,17 +84,22 @@ struct kx_timer {
 		struct timer_list	tl;
 		struct hrtimer		hr;
 		struct delayed_work	dw;
+		struct {
+			struct hrtimer		hrw;
+			struct work_struct	work;
+		};
 	};
 	u64		arm_ns;		/* ktime_get_ns() before the arm */
 	u64		due_ns;		/* deadline on the peer's own clock */
 	u64		fire_ns;	/* first clock read of the callback */
 	unsigned long	expires;	/* jiffies peers: the timer's expires */
 	unsigned long	fire_j;		/* jiffies peers: jiffies then */
-	u8		ii;		/* index in kx_impls */
+	u8		ii;		/* enum kx_impl */
 	u8		hi;		/* index in kx_horizons_ms */
 };
 
 static struct kx_timer *kx_t;
+static struct workqueue_struct *kx_wq;
 static unsigned long kx_n;		/* timers in kx_t */
 static unsigned int kx_k, kx_nr_h;
 static u64 kx_grid_ns;			/* T(kx_grid_j) */
@@ -117,6 +136,19 @@ static void kx_dw_fn(struct work_struct *work)
 	kx_fired(container_of(to_delayed_work(work), struct kx_timer, dw));
 }
 
+static enum hrtimer_restart kx_hrw_fn(struct hrtimer *timer)
+{
+	struct kx_timer *t = container_of(timer, struct kx_timer, hrw);
+
+	queue_work_on(smp_processor_id(), kx_wq, &t->work);
+	return HRTIMER_NORESTART;
+}
+
+static void kx_work_fn(struct work_struct *work)
+{
+	kx_fired(container_of(work, struct kx_timer, work));
+}
+
 /*
  * The tick's grid: the earliest moment, over a few jiffies changes, at which
  * jiffies was seen to change, projected back to one jiffy.
@@ -149,29 +181,34 @@ static u64 kx_jiffy_ns(unsigned long j)
 	return kx_grid_ns + (s64)(long)(j - kx_grid_j) * (s64)TICK_NSEC;
 }
 
-static void kx_arm(struct kx_timer *t, int cpu, struct workqueue_struct *wq)
+static void kx_arm(struct kx_timer *t, int cpu)
 {
 	u64 h = (u64)kx_horizons_ms[t->hi] * NSEC_PER_MSEC;
 	unsigned long dj = usecs_to_jiffies(kx_horizons_ms[t->hi] * 1000U);
 
 	t->arm_ns = ktime_get_ns();
-	switch (kx_impls[t->ii]) {
-	case KB_TWHEEL:
+	switch (t->ii) {
+	case KX_TWHEEL:
 		t->due_ns = t->arm_ns + h;
 		twheel_arm(&t->tw, t->due_ns, TWHEEL_ABS);
 		break;
-	case KB_HRTIMER:
+	case KX_HRTIMER:
 		t->due_ns = t->arm_ns + h;
 		hrtimer_start(&t->hr, ns_to_ktime(t->due_ns),
 			      HRTIMER_MODE_ABS_PINNED);
 		break;
-	case KB_TIMER_LIST:
+	case KX_HRTIMER_WORK:
+		t->due_ns = t->arm_ns + h;
+		hrtimer_start(&t->hrw, ns_to_ktime(t->due_ns),
+			      HRTIMER_MODE_ABS_PINNED);
+		break;
+	case KX_TIMER_LIST:
 		mod_timer(&t->tl, jiffies + dj);
 		t->expires = READ_ONCE(t->tl.expires);
 		t->due_ns = kx_jiffy_ns(t->expires);
 		break;
-	case KB_DELAYED_WORK:
-		mod_delayed_work_on(cpu, wq, &t->dw, dj);
+	case KX_DELAYED_WORK:
+		mod_delayed_work_on(cpu, kx_wq, &t->dw, dj);
 		t->expires = READ_ONCE(t->dw.timer.expires);
 		t->due_ns = kx_jiffy_ns(t->expires);
 		break;
@@ -182,19 +219,24 @@ static void kx_arm(struct kx_timer *t, int cpu, struct workqueue_struct *wq)
 
 static void kx_init_timer(struct kx_timer *t)
 {
-	switch (kx_impls[t->ii]) {
-	case KB_TWHEEL:
+	switch (t->ii) {
+	case KX_TWHEEL:
 		twheel_timer_init(&t->tw, kx_tw_fn);
 		break;
-	case KB_TIMER_LIST:
+	case KX_TIMER_LIST:
 		timer_setup(&t->tl, kx_tl_fn, TIMER_PINNED);
 		break;
-	case KB_HRTIMER:
+	case KX_HRTIMER:
 		twheel_hrtimer_setup(&t->hr, kx_hr_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_ABS_PINNED);
 		break;
-	case KB_DELAYED_WORK:
+	case KX_DELAYED_WORK:
 		INIT_DELAYED_WORK(&t->dw, kx_dw_fn);
+		break;
+	case KX_HRTIMER_WORK:
+		twheel_hrtimer_setup(&t->hrw, kx_hrw_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_ABS_PINNED);
+		INIT_WORK(&t->work, kx_work_fn);
 		break;
 	default:
 		break;
@@ -203,18 +245,22 @@ static void kx_init_timer(struct kx_timer *t)
 
 static void kx_cancel_sync(struct kx_timer *t)
 {
-	switch (kx_impls[t->ii]) {
-	case KB_TWHEEL:
+	switch (t->ii) {
+	case KX_TWHEEL:
 		twheel_cancel_sync(&t->tw);
 		break;
-	case KB_TIMER_LIST:
+	case KX_TIMER_LIST:
 		timer_delete_sync(&t->tl);
 		break;
-	case KB_HRTIMER:
+	case KX_HRTIMER:
 		hrtimer_cancel(&t->hr);
 		break;
-	case KB_DELAYED_WORK:
+	case KX_DELAYED_WORK:
 		cancel_delayed_work_sync(&t->dw);
+		break;
+	case KX_HRTIMER_WORK:
+		hrtimer_cancel(&t->hrw);
+		cancel_work_sync(&t->work);
 		break;
 	default:
 		break;
@@ -243,7 +289,8 @@ static void kx_free(void)
  * @seed:	seed of the gaps between steps
  * @hmax_ms:	longest horizon (horizons of kx_horizons_ms[] up to it)
  * @spread_ms:	the steps are spread over this long
- * @wq:		workqueue of the delayed_work peer (per-CPU, WQ_HIGHPRI)
+ * @wq:		workqueue of the delayed_work and hrtimer_work peers
+ *		(per-CPU, WQ_HIGHPRI)
  *
  * Context: process context, bound to the measured CPU; sleeps for about
  * @spread_ms + @hmax_ms.
@@ -263,6 +310,7 @@ int kb_exact(unsigned int k, u32 seed, unsigned int hmax_ms,
 	if (!k || !nr_h || k > 100000 || spread_ms > 60000)
 		return -EINVAL;
 	kx_free();
+	kx_wq = wq;
 	n = (unsigned long)k * nr_h * KX_NR_I;
 	kx_t = kvcalloc(n, sizeof(*kx_t), GFP_KERNEL);
 	if (!kx_t)
@@ -287,7 +335,7 @@ int kb_exact(unsigned int k, u32 seed, unsigned int hmax_ms,
 
 		for (x = 0; x < nr_h * KX_NR_I; x++) {
 			r = (x + step) % (nr_h * KX_NR_I);
-			kx_arm(&s[r], cpu, wq);
+			kx_arm(&s[r], cpu);
 		}
 		/* a random gap, mean gap_us: arms at every phase of a tick */
 		if (gap_us) {
@@ -320,14 +368,13 @@ int kb_exact_show(struct seq_file *m, void *v)
 	if (!kx_t || atomic_long_read(&kx_left))
 		return 0;
 	for (ii = 0; ii < KX_NR_I; ii++) {
-		bool jif = kx_impls[ii] == KB_TIMER_LIST ||
-			   kx_impls[ii] == KB_DELAYED_WORK;
+		bool jif = ii == KX_TIMER_LIST || ii == KX_DELAYED_WORK;
 
 		for (hi = 0; hi < kx_nr_h; hi++) {
 			unsigned long early_own = 0;
 
 			seq_printf(m, "RESULT exact tier=kernel impl=%s h_ms=%u n=%u clock=%s late_ns=",
-				   kb_impl_names[kx_impls[ii]],
+				   kx_names[ii],
 				   kx_horizons_ms[hi], kx_k,
 				   jif ? "jiffies" : "monotonic");
 			for (s = 0; s < kx_k; s++) {
