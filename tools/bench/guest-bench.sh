@@ -12,10 +12,17 @@
 : "${KERNEL_NS:=1000 10000}" "${USER_NS:=1000}" "${REPS:=3}" "${BIG_REPS:=1}"
 : "${BIG_N:=1000000}" "${ACC_N:=10000}" "${IDLE_S:=5}" "${SCALE_N:=0}"
 : "${USER_BIG_N:=0}" "${BURST_N:=100000}"
+: "${EXACT_K:=1000}" "${EXACT_HMAX_MS:=10000}" "${EXACT_SPREAD_MS:=1000}"
+: "${UEXACT_K:=$EXACT_K}"
 : "${CPU:=1}" "${TIER:=all}"
 # TIER=kernel: the in-kernel tier alone.
 if [ "$TIER" = kernel ]; then
-	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0
+	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 UEXACT_K=0
+fi
+# TIER=exact: the two exactness runs alone.
+if [ "$TIER" = exact ]; then
+	KERNEL_NS='' BIG_N=0 USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0
+	SCALE_N=0
 fi
 
 CTL=/sys/kernel/debug/twheel_bench/ctl
@@ -23,6 +30,12 @@ PARAMS=/sys/module/twheel/parameters
 log() { echo "bench: $*" >&2; }
 
 echo "RESULT env kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+# The guest's own CPU accounting, before and after: steal is time the host
+# did not run a vCPU that wanted to run (columns of /proc/stat's cpu line).
+guest_stat() {
+	awk -v w="$1" '$1 == "cpu" {print "RESULT gueststat when=" w " user=" $2 " nice=" $3 " system=" $4 " idle=" $5 " iowait=" $6 " irq=" $7 " softirq=" $8 " steal=" $9}' /proc/stat
+}
+guest_stat before
 [ -w "$CTL" ] || { log "no $CTL: twheel_bench.ko not loaded"; exit 1; }
 echo "RESULT info $(tr '\n' ' ' </sys/kernel/debug/twheel_bench/info)"
 echo "$CPU" >/sys/module/twheel_bench/parameters/bench_cpu
@@ -76,6 +89,17 @@ if [ "$BIG_N" -gt 0 ]; then
 	done
 fi
 
+# Exactness, in-kernel: EXACT_K timers of every peer at every horizon up to
+# EXACT_HMAX_MS, armed over EXACT_SPREAD_MS, all at once (kbench_exact.c).
+if [ "$EXACT_K" -gt 0 ]; then
+	log "exactness in-kernel: $EXACT_K timers per peer and horizon, up to ${EXACT_HMAX_MS} ms"
+	if echo "exact $EXACT_K 1 $EXACT_HMAX_MS $EXACT_SPREAD_MS" >"$CTL"; then
+		cat /sys/kernel/debug/twheel_bench/exact
+	else
+		log "exact failed: $(cat "$CTL")"
+	fi
+fi
+
 # Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
 # twheel-ubench knows (its peer table), in an order rotating per repetition.
 PEERS=$(twheel-ubench peers | tr '\n' ' ')
@@ -109,6 +133,14 @@ if [ "$BURST_N" -gt 0 ] && echo "$PEERS" | grep -qw twheel_ring; then
 		log "burst failed (exit $?)"
 fi
 
+# Exactness, userspace: the same horizons through every userspace peer at its
+# documented best, one thread each, all at once (ubench_exact.c).
+if [ "$UEXACT_K" -gt 0 ]; then
+	log "exactness userspace: $UEXACT_K timers per peer and horizon, up to ${EXACT_HMAX_MS} ms"
+	twheel-ubench exact "$UEXACT_K" "$EXACT_HMAX_MS" "$EXACT_SPREAD_MS" ||
+		log "userspace exactness failed (exit $?)"
+fi
+
 if [ "$ACC_N" -gt 0 ]; then
 	log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
 	twheel-ubench accuracy "$ACC_N" 1
@@ -127,4 +159,5 @@ if [ "$SCALE_N" -gt 0 ]; then
 		log "scale failed: $(cat "$CTL")"
 	fi
 fi
+guest_stat after
 log "done"

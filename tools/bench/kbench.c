@@ -9,6 +9,11 @@
  *	run IMPL N SEED		IMPL is twheel, timer_list or hrtimer
  *	scale N SEED		arm N twheel timers and keep them armed
  *	release			cancel and free the scale timers
+ *	exact K SEED HMAX_MS SPREAD_MS
+ *				K timers of every peer at every horizon up
+ *				to HMAX_MS, armed over SPREAD_MS, all
+ *				concurrently (kbench_exact.c); the lateness
+ *				of each is read from the debugfs file exact
  *
  * Reading ctl gives the result of the last command as one line of
  * key=value pairs (costs in ns per operation); reading info gives the sizes
@@ -45,11 +50,13 @@ static DEFINE_MUTEX(kb_lock);
 static char kb_out[KB_OUT_MAX] = "none\n";
 static struct dentry *kb_dir;
 
-enum kb_cmd { KB_CMD_RUN, KB_CMD_SCALE, KB_CMD_RELEASE };
+enum kb_cmd { KB_CMD_RUN, KB_CMD_SCALE, KB_CMD_RELEASE, KB_CMD_EXACT };
 
 struct kb_job {
 	enum kb_cmd		cmd;
 	struct kb_result	res;
+	unsigned int		hmax_ms;	/* exact */
+	unsigned int		spread_ms;	/* exact */
 	int			ret;
 	struct completion	done;
 };
@@ -68,6 +75,10 @@ static int kb_thread(void *data)
 	case KB_CMD_RELEASE:
 		kb_scale_release(&job->res);
 		job->ret = 0;
+		break;
+	case KB_CMD_EXACT:
+		job->ret = kb_exact(job->res.n, job->res.seed, job->hmax_ms,
+				    job->spread_ms, kb_workqueue());
 		break;
 	}
 	complete(&job->done);
@@ -112,6 +123,12 @@ static void kb_format(const struct kb_job *job)
 		scnprintf(kb_out, len, "error=%d\n", job->ret);
 		return;
 	}
+	if (job->cmd == KB_CMD_EXACT) {
+		scnprintf(kb_out, len,
+			  "cmd=exact n=%lu seed=%u hmax_ms=%u spread_ms=%u\n",
+			  r->n, r->seed, job->hmax_ms, job->spread_ms);
+		return;
+	}
 	n = scnprintf(p, len, "cmd=%s impl=%s n=%lu seed=%u",
 		      job->cmd == KB_CMD_RUN ? "run" :
 		      job->cmd == KB_CMD_SCALE ? "scale" : "release",
@@ -149,6 +166,11 @@ static int kb_parse(char *cmd, struct kb_job *job)
 	} else if (sscanf(cmd, "scale %lu %u", &job->res.n,
 			  &job->res.seed) == 2) {
 		job->cmd = KB_CMD_SCALE;
+		job->res.impl = KB_TWHEEL;
+	} else if (sscanf(cmd, "exact %lu %u %u %u", &job->res.n,
+			  &job->res.seed, &job->hmax_ms,
+			  &job->spread_ms) == 4) {
+		job->cmd = KB_CMD_EXACT;
 		job->res.impl = KB_TWHEEL;
 	} else if (sysfs_streq(cmd, "release")) {
 		job->cmd = KB_CMD_RELEASE;
@@ -242,6 +264,31 @@ static int kb_busy_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kb_busy);
 
+/* The last exactness run; nothing while one runs (kb_lock). */
+static int kb_exact_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kb_exact_show, NULL);
+}
+
+static ssize_t kb_exact_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&kb_lock);
+	ret = seq_read(file, ubuf, count, ppos);
+	mutex_unlock(&kb_lock);
+	return ret;
+}
+
+static const struct file_operations kb_exact_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kb_exact_open,
+	.read		= kb_exact_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static int __init kb_init(void)
 {
 	int ret = kb_run_init();
@@ -252,6 +299,7 @@ static int __init kb_init(void)
 	debugfs_create_file("ctl", 0600, kb_dir, NULL, &kb_ctl_fops);
 	debugfs_create_file("info", 0400, kb_dir, NULL, &kb_info_fops);
 	debugfs_create_file("busy", 0400, kb_dir, NULL, &kb_busy_fops);
+	debugfs_create_file("exact", 0400, kb_dir, NULL, &kb_exact_fops);
 	return 0;
 }
 module_init(kb_init);
@@ -262,6 +310,7 @@ static void __exit kb_exit(void)
 
 	debugfs_remove(kb_dir);
 	kb_scale_release(&job.res);
+	kb_exact_exit();
 	kb_run_exit();
 }
 module_exit(kb_exit);

@@ -74,5 +74,12 @@ int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res);
 void kb_scale_release(struct kb_result *res);
 size_t kb_timer_size(enum kb_impl impl);
 u64 kb_busy_us(int cpu);
+struct workqueue_struct *kb_workqueue(void);
+
+struct seq_file;
+int kb_exact(unsigned int k, u32 seed, unsigned int hmax_ms,
+	     unsigned int spread_ms, struct workqueue_struct *wq);
+int kb_exact_show(struct seq_file *m, void *v);
+void kb_exact_exit(void);
 
 #endif /* _TWHEEL_KBENCH_H */

@@ -552,6 +552,16 @@ int kb_run_init(void)
 }
 
 /**
+ * kb_workqueue() - the workqueue of the workqueue peers
+ *
+ * Return: the workqueue kb_run_init() created.
+ */
+struct workqueue_struct *kb_workqueue(void)
+{
+	return kb_wq;
+}
+
+/**
  * kb_run_exit() - destroy the workqueue of kb_run_init()
  */
 void kb_run_exit(void)

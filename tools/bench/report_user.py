@@ -7,8 +7,8 @@ the burst drain, the per-timer cost plot and the README tables.
 A target whose rows were not measured (twheel_ring before the ring ABI
 exists, a burst nobody ran) is "not measured", never "met".
 """
-from report_util import (fmt, get, gnuplot, md_table, medians, num, ratio,
-                         table, write_series)
+from report_util import (by_rep, ci_ratio, fmt, get, gnuplot, md_table,
+                         medians, num, table, write_series)
 
 RING = "twheel_ring"
 # Known peers in display order; any other impl a run reports follows them.
@@ -81,81 +81,67 @@ def burst_drain_ms(bursts):
     return max(vals) if vals else None
 
 
-def best_timerfd(rows, n, field):
-    """timerfd at its best for @field at @n: (variant, value)."""
-    vals = [(get(rows, i, n, field), i) for i in TIMERFDS
-            if get(rows, i, n, field) is not None]
-    if not vals:
-        return None, None
-    v, i = min(vals)
-    return i, v
-
-
-def _ratios(rows, ns, field, peer):
-    """{n: (peer impl, peer/ring)} with the reference twheel_batch ratio."""
-    out = {}
-    for n in ns:
-        if peer == "timerfd":
-            impl, pv = best_timerfd(rows, n, field)
-        else:
-            impl, pv = peer, get(rows, peer, n, field)
-        out[n] = (impl, pv, ratio(pv, get(rows, RING, n, field)),
-                  ratio(pv, get(rows, "twheel_batch", n, field)))
-    return out
-
-
-def _verdict(rs, need):
-    vals = [r[2] for r in rs.values()]
-    if not vals or None in vals:
-        return None, None
-    return min(vals) >= need, min(vals)
-
-
-def _text(rs, what):
-    parts = []
-    for n, (impl, pv, r, rb) in rs.items():
-        parts.append(f"N={n:g}: {what}/twheel_ring {fmt(r, 2)}"
-                     f" ({impl} {fmt(pv)} ns; twheel_batch for reference "
-                     f"{fmt(rb, 2)})")
-    return "; ".join(parts) or "no N >= 1e4 measured"
-
-
 def check_user_targets(data, t):
-    """The ring's targets against the userspace peers, each met/missed/not measured."""
-    us = data["user"]
+    """The ring's targets, ratios by the interval rule (report_util)."""
+    us, ur, kr = data["user"], data["user_reps"], data["inkernel_reps"]
     ns = sorted({r["n"] for r in us})
+    kns = {r["n"] for r in data["inkernel"]}
+    both = [n for n in ns if n in kns]
     big = [n for n in ns if n >= 10000]
     top = ns[-1] if ns else None
+    # against the in-kernel API, same run, repetitions paired by index
+    ci_ratio(t, "twheel_ring arm <= 2.0x the in-kernel absolute arm "
+             "(every N of both tiers)", both,
+             lambda n: (by_rep(ur, RING, n, "arm_ns"),
+                        by_rep(kr, "twheel", n, "arm_abs_ns")),
+             2.0, what="twheel_ring arm_ns / in-kernel twheel arm_abs_ns")
+    ci_ratio(t, "twheel_ring delivery <= 1.2x the in-kernel expire "
+             "(every N of both tiers)", both,
+             lambda n: (by_rep(ur, RING, n, "deliver_ns"),
+                        by_rep(kr, "twheel", n, "expire_ns")),
+             1.2, what="twheel_ring deliver_ns / in-kernel twheel expire_ns")
+    mem_n = [n for n in ns if n >= 100000]
+    if mem_n:
+        ci_ratio(t, "twheel_ring kernel memory <= 1/4 of io_uring's at 1e5",
+                 mem_n[:1], lambda n: (by_rep(ur, RING, n,
+                                              "kmem_bytes_per_timer"),
+                                       by_rep(ur, "io_uring", n,
+                                              "kmem_bytes_per_timer")),
+                 0.25, what="twheel_ring/io_uring")
+    else:
+        t.add("twheel_ring kernel memory <= 1/4 of io_uring's at 1e5", None,
+              f"userspace N=1e5 not run (largest {fmt(top)}); see the "
+              "largest-N line below")
     for field, name in (("arm_ns", "arm"), ("deliver_ns", "delivery")):
-        for peer, need in (("timerfd", 20), ("io_uring", 3)):
-            rs = _ratios(us, big, field, peer)
-            met, val = _verdict(rs, need)
-            label = "timerfd at its best" if peer == "timerfd" else peer
-            t.add(f"twheel_ring {name} >= {need}x cheaper than {label} "
-                  f"(every N >= 1e4)", met, _text(rs, peer), val, need)
-    rs = _ratios(us, [top] if top else [], "cancel_ns", "io_uring")
-    met, val = _verdict(rs, 10)
-    t.add("twheel_ring cancel >= 10x cheaper than io_uring (largest N)",
-          met, _text(rs, "io_uring"), val, 10)
-    rc = [get(us, RING, top, f) for f in ("cpu_ns", "cpu_equal_ns")]
-    lc = [get(us, "libuv", top, f) for f in ("cpu_ns", "cpu_equal_ns")]
-    met = None if None in rc + lc else all(a <= b for a, b in zip(rc, lc))
-    t.add("twheel_ring lifecycle cpu_ns <= libuv's (largest N; deadlines "
-          "spread over 1 s and equal)", met,
-          f"N={fmt(top)}: spread {fmt(rc[0])} vs {fmt(lc[0])} ns, equal "
-          f"{fmt(rc[1])} vs {fmt(lc[1])} ns (twheel_ring vs libuv; "
-          f"twheel_batch for reference {fmt(get(us, 'twheel_batch', top, 'cpu_ns'))}"
-          f" / {fmt(get(us, 'twheel_batch', top, 'cpu_equal_ns'))} ns)",
-          ratio(rc[0], lc[0]), 1)
-    rk = get(us, RING, top, "kmem_bytes_per_timer")
-    uk = get(us, "io_uring", top, "kmem_bytes_per_timer")
-    r = ratio(rk, uk)
-    t.add("twheel_ring kernel memory per timer <= 1/4 of io_uring's "
-          "(largest N)", None if r is None else r <= 0.25,
-          f"N={fmt(top)}: twheel_ring {fmt(rk)} B, io_uring {fmt(uk)} B, "
-          f"ratio {fmt(r, 3)} (twheel_batch for reference "
-          f"{fmt(get(us, 'twheel_batch', top, 'kmem_bytes_per_timer'))} B; "
-          f"Slab + VmallocUsed + the rings each maps)", r, 0.25)
+        ci_ratio(t, f"twheel_ring {name} >= 20x cheaper than timerfd at its "
+                 "best (every N >= 1e4)", big,
+                 lambda n, f=field: {i: by_rep(ur, i, n, f)
+                                     for i in [RING] + TIMERFDS
+                                     if by_rep(ur, i, n, f)},
+                 20.0, upper=False, what="timerfd (best variant)/twheel_ring",
+                 stat=lambda m: min(v for k, v in m.items() if k != RING)
+                 / m[RING])
+        ci_ratio(t, f"twheel_ring {name} >= 3x cheaper than io_uring "
+                 "(every N >= 1e4)", big,
+                 lambda n, f=field: (by_rep(ur, "io_uring", n, f),
+                                     by_rep(ur, RING, n, f)),
+                 3.0, upper=False, what="io_uring/twheel_ring")
+    ci_ratio(t, "twheel_ring cancel >= 10x cheaper than io_uring (largest N)",
+             ns[-1:], lambda n: (by_rep(ur, "io_uring", n, "cancel_ns"),
+                                 by_rep(ur, RING, n, "cancel_ns")),
+             10.0, upper=False, what="io_uring/twheel_ring")
+    for f in ("cpu_ns", "cpu_equal_ns"):
+        ci_ratio(t, f"twheel_ring lifecycle {f} <= libuv's (largest N; "
+                 f"deadlines {'equal' if 'equal' in f else 'spread over 1 s'})",
+                 ns[-1:], lambda n, f=f: (by_rep(ur, RING, n, f),
+                                          by_rep(ur, "libuv", n, f)),
+                 1.0, what="twheel_ring/libuv")
+    ci_ratio(t, "twheel_ring kernel memory per timer <= 1/4 of io_uring's "
+             "(largest N)", ns[-1:],
+             lambda n: (by_rep(ur, RING, n, "kmem_bytes_per_timer"),
+                        by_rep(ur, "io_uring", n, "kmem_bytes_per_timer")),
+             0.25, what="twheel_ring/io_uring (Slab + VmallocUsed + the "
+             "rings each maps)")
     ring = [b for b in data["burst"] if b["impl"] == RING]
     d = data["burst_drain_ms"]
     clean = all(b[k] == 0 for b in ring for k in BURST_COUNTS) \

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: build what is needed, run the three tiers, report.
-#   tools/bench/run.sh          default run (13-25 minutes on 2 busy host
+#   tools/bench/run.sh          default run (20-30 minutes on 2 busy host
 #                               cores)
 #   QUICK=1 tools/bench/run.sh  in-kernel up to 1e5, userspace up to 1e4,
-#                               no scale test (2-3 minutes)
+#                               no scale test (3-6 minutes)
 #   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
 #                               the run (QUICK or not): no userspace,
 #                               accuracy, idle, burst, scale or core tier
+#   TIER=exact tools/bench/run.sh   the two exactness runs alone (2-3
+#                               minutes; no costs, so no plot)
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
 # guest (-smp 4) booted on Debian's stock kernel, with twheel.ko and
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
@@ -25,8 +27,8 @@ OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
 case "$TIER" in
-all | kernel) ;;
-*) tw_die "TIER=$TIER: expected all or kernel" ;;
+all | kernel | exact) ;;
+*) tw_die "TIER=$TIER: expected all, kernel or exact" ;;
 esac
 mkdir -p "$OUT"
 cd "$TW_TOP"
@@ -35,12 +37,15 @@ cd "$TW_TOP"
 if [ "$QUICK" = 1 ]; then
 	cat >"$OUT/bench.conf" <<-EOF
 		KERNEL_NS="1000 10000 100000"
-		REPS=3
+		REPS=5
 		BIG_N=0
 		USER_NS="1000 10000"
 		ACC_N=10000
 		IDLE_S=5
 		SCALE_N=0
+		EXACT_K=500
+		EXACT_HMAX_MS=10000
+		EXACT_SPREAD_MS=1000
 	EOF
 	mem=2G limit=${TW_BENCH_TIMEOUT:-600}
 else
@@ -48,14 +53,17 @@ else
 		KERNEL_NS="1000 10000 100000"
 		REPS=5
 		BIG_N=1000000
-		BIG_REPS=3
+		BIG_REPS=5
 		USER_NS="1000 10000"
 		USER_BIG_N=100000
 		ACC_N=10000
 		IDLE_S=5
 		SCALE_N=10000000
+		EXACT_K=1000
+		EXACT_HMAX_MS=60000
+		EXACT_SPREAD_MS=2000
 	EOF
-	mem=4G limit=${TW_BENCH_TIMEOUT:-1800}
+	mem=4G limit=${TW_BENCH_TIMEOUT:-2700}
 fi
 echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
 echo "TIER=$TIER" >>"$OUT/bench.conf"
@@ -108,7 +116,11 @@ else
 	accel=tcg
 fi
 label=bench-$krel
+# Host load and CPU accounting before and after the guest (report.py turns
+# the /proc/stat lines into steal and busy shares of the window).
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+stat0=$(grep '^cpu ' /proc/stat)
+w0=$(date +%s.%N)
 # Under TCG the guest's TSC fails its watchdog and the kernel falls back to
 # the HPET, whose every read is an emulated MMIO access costing microseconds:
 # that would measure QEMU, not the timer code. Real machines read the TSC.
@@ -116,6 +128,8 @@ TW_CMDLINE="tsc=reliable clocksource=tsc ${TW_CMDLINE:-}" \
 	TW_SMP=4 TW_MEM=$mem tw_stage "guest: in-kernel, userspace, accuracy, idle, scale" \
 	"$VM/run-qemu.sh" -m bench -t "$limit" -n "$label" "$image" "$initrd"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+stat1=$(grep '^cpu ' /proc/stat)
+w1=$(date +%s.%N)
 cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
 cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
 if grep -q '^TW|check|not ok|' "$OUT/guest.results.log"; then
@@ -125,8 +139,8 @@ fi
 # ------------------------------------------------------------ host core tier
 core=$OUT/core.json
 : >"$core"
-if [ "$TIER" = kernel ]; then
-	tw_log "core tier: skipped (TIER=kernel)"
+if [ "$TIER" != all ]; then
+	tw_log "core tier: skipped (TIER=$TIER)"
 elif [ -x "$TW_TOP/tools/testing/twheel/bench-core.sh" ]; then
 	[ "$QUICK" = 1 ] && export BENCH_NS="1000 10000 100000"
 	tw_stage "host-native core (callgrind)" \
@@ -139,5 +153,6 @@ fi
 # ------------------------------------------------------------ report
 python3 "$BENCH/report.py" --results "$OUT/guest.results.log" --core "$core" \
 	--out "$OUT" --accel "$accel" --quick "$QUICK" \
-	--host-load "before: $load0; after: $load1; host cpus: $(nproc)"
+	--host-load "before: $load0; after: $load1; host cpus: $(nproc)" \
+	--host-stat "$stat0" --host-stat "$stat1" --host-window "$w0 $w1"
 tw_log "bench finished in $(($(date +%s) - t0))s"

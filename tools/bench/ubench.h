@@ -14,6 +14,8 @@
  *				cancels and consumes N timers, nothing timed
  *	ubench_acc.c		the accuracy and idle modes
  *	ubench_ring.c		the twheel_ring peer and the burst mode
+ *	ubench_exact.c		the exact mode: lateness against the horizon,
+ *				every peer in its own thread
  *	ubench_common.c		helpers for all of the above
  *
  * A new peer is one more ubench_<peer>.c defining a struct ub_peer and one
@@ -152,5 +154,6 @@ int ub_peers_main(void);
 int ub_acc_main(int argc, char **argv);
 int ub_idle_main(int argc, char **argv);
 int ub_burst_main(int argc, char **argv);
+int ub_exact_main(int argc, char **argv);
 
 #endif /* TWHEEL_UBENCH_H */

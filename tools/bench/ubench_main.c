@@ -8,6 +8,8 @@
  *   twheel-ubench accuracy N SEED	twheel vs timerfd lateness
  *   twheel-ubench idle SECONDS		twheel tick wake-ups per second
  *   twheel-ubench burst N		N ring timers, one deadline: drain time
+ *   twheel-ubench exact K HMAX_MS SPREAD_MS
+ *					lateness against the horizon, every peer
  */
 #include <string.h>
 
@@ -28,8 +30,10 @@ int main(int argc, char **argv)
 		ret = ub_idle_main(argc, argv);
 	else if (argc >= 2 && !strcmp(argv[1], "burst"))
 		ret = ub_burst_main(argc, argv);
+	else if (argc >= 2 && !strcmp(argv[1], "exact"))
+		ret = ub_exact_main(argc, argv);
 	if (ret == 1)
 		fprintf(stderr,
-			"usage: twheel-ubench ops IMPL N SEED | peers | accuracy N SEED | idle SECONDS | burst N\n");
+			"usage: twheel-ubench ops IMPL N SEED | peers | accuracy N SEED | idle SECONDS | burst N | exact K HMAX_MS SPREAD_MS\n");
 	return ret;
 }

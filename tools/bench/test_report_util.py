@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host-side unit test of the bench's statistics (report_util.py): the
+bootstrap interval, the verdict rule and the combination over N. Runs in
+about a second: python3 tools/bench/test_report_util.py"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_exact import (exact_rows, paired,  # noqa: E402
+                          wheel_granularity_ms)
+from report_util import (MIN_REPS, Targets, boot, ci_ratio,  # noqa: E402
+                         combine, quantile, verdict)
+
+
+def ratio(m):
+    return m["a"] / m["b"]
+
+
+class Stats(unittest.TestCase):
+    def test_quantile(self):
+        self.assertEqual(quantile([3, 1, 2], 0.5), 2)
+        self.assertEqual(quantile(list(range(101)), 0.99), 99)
+        self.assertIsNone(quantile([], 0.5))
+
+    def test_boot_identical_reps_has_no_width(self):
+        p, lo, hi, k = boot({"a": {i: 2.0 for i in range(5)},
+                             "b": {i: 1.0 for i in range(5)}}, ratio)
+        self.assertEqual((p, lo, hi, k), (2.0, 2.0, 2.0, 5))
+
+    def test_boot_is_paired_and_reproducible(self):
+        # a rep-wide factor common to both peers cancels in a paired ratio
+        f = [1, 3, 0.5, 2, 5]
+        s = {"a": {i: 1.5 * x for i, x in enumerate(f)},
+             "b": {i: x for i, x in enumerate(f)}}
+        p, lo, hi, _ = boot(s, lambda m: m["a"] / m["b"])
+        self.assertAlmostEqual(p, 1.5)
+        self.assertAlmostEqual(lo, 1.5)
+        self.assertAlmostEqual(hi, 1.5)
+        self.assertEqual(boot(s, ratio), boot(s, ratio))
+
+    def test_boot_interval_contains_point(self):
+        s = {"a": {0: 1.0, 1: 1.4, 2: 0.9, 3: 1.2, 4: 1.1},
+             "b": {0: 1.0, 1: 1.0, 2: 1.1, 3: 0.9, 4: 1.0}}
+        p, lo, hi, k = boot(s, ratio)
+        self.assertLessEqual(lo, p)
+        self.assertLessEqual(p, hi)
+        self.assertLess(lo, hi)
+        self.assertEqual(k, 5)
+
+    def test_boot_uses_common_reps_only(self):
+        _, _, _, k = boot({"a": {0: 1, 1: 1, 2: 1}, "b": {1: 1, 2: 1, 3: 1}},
+                          ratio)
+        self.assertEqual(k, 2)
+        self.assertEqual(boot({"a": {}, "b": {0: 1}}, ratio),
+                         (None, None, None, 0))
+
+    def test_verdict_rule(self):
+        self.assertEqual(verdict(0.8, 0.99, 1.0), "met")
+        self.assertEqual(verdict(0.8, 1.0, 1.0), "met")
+        self.assertEqual(verdict(0.9, 1.1, 1.0), "inconclusive")
+        self.assertEqual(verdict(1.01, 1.2, 1.0), "missed")
+        self.assertEqual(verdict(2.1, 3, 2.0, upper=False), "met")
+        self.assertEqual(verdict(1.5, 1.9, 2.0, upper=False), "missed")
+        self.assertEqual(verdict(1.5, 2.5, 2.0, upper=False), "inconclusive")
+        self.assertEqual(verdict(None, None, 1.0), "not measured")
+        self.assertEqual(verdict(0.1, 0.2, 1.0, reps=MIN_REPS - 1),
+                         "inconclusive")
+
+    def test_combine(self):
+        self.assertEqual(combine(["met", "met"]), "met")
+        self.assertEqual(combine(["met", "inconclusive"]), "inconclusive")
+        self.assertEqual(combine(["inconclusive", "missed"]), "missed")
+        self.assertEqual(combine(["met", "not measured"]), "not measured")
+        self.assertEqual(combine([]), "not measured")
+
+    def test_ci_ratio_target(self):
+        t = Targets()
+        good = ({i: 0.5 for i in range(5)}, {i: 1.0 for i in range(5)})
+        bad = ({i: 2.0 for i in range(5)}, {i: 1.0 for i in range(5)})
+        sys.stdout, out = open(os.devnull, "w"), sys.stdout
+        try:
+            ci_ratio(t, "ok", [1, 2], lambda n: good, 1.0)
+            ci_ratio(t, "one N missed", [1, 2],
+                     lambda n: good if n == 1 else bad, 1.0)
+        finally:
+            sys.stdout.close()
+            sys.stdout = out
+        self.assertEqual(t.items[0]["status"], "met")
+        self.assertEqual(t.items[0]["interval"], [0.5, 0.5])
+        self.assertEqual(t.items[1]["status"], "missed")
+        self.assertEqual(t.items[1]["value"], 2.0)
+        self.assertEqual([x["status"] for x in t.items[1]["per_n"]],
+                         ["met", "missed"])
+
+
+class Exact(unittest.TestCase):
+    def test_wheel_granularity(self):
+        # HZ=250: 10 s lands in the level of 64 jiffies, 256 ms
+        self.assertEqual([wheel_granularity_ms(h, 4e6) for h in
+                          (10, 100, 1000, 10000, 60000)],
+                         [4.0, 4.0, 32.0, 256.0, 2048.0])
+
+    def test_rows_pair_by_step_and_skip_lost_timers(self):
+        lost = str(-(2 ** 63))
+        raw = [{"tier": "kernel", "impl": "twheel", "h_ms": "10", "n": "3",
+                "clock": "monotonic", "late_ns": f"5000,{lost},-1"},
+               {"tier": "kernel", "impl": "hrtimer", "h_ms": "10", "n": "3",
+                "clock": "monotonic", "late_ns": "1000,2000,3000"}]
+        rows = exact_rows(raw)
+        tw = [r for r in rows if r["impl"] == "twheel"][0]
+        self.assertEqual((tw["got"], tw["early"]), (2, 1))
+        self.assertEqual(paired(tw, rows[1]), [4000, -3001])
+        self.assertEqual(tw["vs_control"], "hrtimer")
+
+
+if __name__ == "__main__":
+    unittest.main()
