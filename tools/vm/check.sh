@@ -48,6 +48,15 @@ tw_stage "userspace: selftests, twheelctl, uapi header check" \
 	"${MAKE:-make}" --no-print-directory -s tools uapi-check ||
 	{ stage_failed "userspace build"; summary; }
 
+# The bench's statistics (bootstrap intervals, the verdict rule): a host
+# unit test, one pass or one failure.
+if tw_stage "host: bench statistics (tools/bench/test_report_util.py)" \
+	python3 "$TW_TOP/tools/bench/test_report_util.py"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+
 # The proofs (make verify: ring litmus tests under the kernel memory model,
 # the wheel core model-checked), counted into the total: one pass per
 # litmus verdict as expected and per CBMC proof, skips when the proof
