@@ -40,7 +40,7 @@ USER_LDFLAGS := -static -pthread
 # source tree); shared helpers may live in selftests/*.h.
 ST_SRCS  := $(wildcard selftests/*.c)
 ST_BINS  := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(ST_SRCS))
-ST_HDRS  := $(wildcard selftests/*.h)
+ST_HDRS  := $(wildcard selftests/*.h) twheel/stats_list.h
 
 # twheelctl: either tools/twheelctl/*.c or tools/twheelctl.c.
 CTL_SRCS := $(wildcard tools/twheelctl/*.c tools/twheelctl.c)
