@@ -318,10 +318,16 @@ int cmd_run(int argc, char **argv)
 	get_info(tw);
 	/*
 	 * Queries need ids of the ioctl ABI: the ring has none. A stall shows
-	 * how read() coalesces what was not read; a ring just holds it.
+	 * how read() coalesces what was not read; a ring just holds it. A ring
+	 * timer refuses an absolute CLOCK_REALTIME deadline (EINVAL: converted
+	 * once, it would not follow the clock's steps); an ioctl-ABI timer
+	 * follows the clock.
 	 */
 	for (i = 0; i < nr_actions; i++)
 		use_ring &= actions[i].type == A_CANCEL;
+	for (i = 0; i < nr_timers; i++)
+		use_ring &= timers[i].kind != K_AT ||
+			    timers[i].clk != CLOCK_REALTIME;
 	if (use_ring)
 		ring_setup(tw);
 	if (!json && !quiet)
