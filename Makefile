@@ -40,10 +40,10 @@ USER_LDFLAGS := -static -pthread
 # source tree); shared helpers may live in selftests/*.h.
 ST_SRCS  := $(wildcard selftests/*.c)
 ST_BINS  := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(ST_SRCS))
-ST_HDRS  := $(wildcard selftests/*.h)
+ST_HDRS  := $(wildcard selftests/*.h) twheel/stats_list.h
 
-# twheelctl: either tools/twheelctl/*.c or tools/twheelctl.c.
-CTL_SRCS := $(wildcard tools/twheelctl/*.c tools/twheelctl.c)
+# twheelctl: tools/twheelctl/*.c, one file per command or job (main.c).
+CTL_SRCS := $(wildcard tools/twheelctl/*.c)
 CTL_HDRS := $(wildcard tools/twheelctl/*.h) twheel/stats_list.h
 CTL_BIN  := $(if $(CTL_SRCS),$(BUILD)/bin/twheelctl)
 

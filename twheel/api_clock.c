@@ -55,7 +55,7 @@
 #include "clock.h"
 
 /* Clock-bound timers re-armed per hold of twheel_clock_lock by a step. */
-#define TWHEEL_CLOCK_STEP_CHUNK	64
+#define TWHEEL_CLOCK_STEP_CHUNK	TWHEEL_LOCK_BUDGET
 
 static DEFINE_SPINLOCK(twheel_clock_lock);
 /* Armed clock-bound timers, per clock (index clock - TWHEEL_UCLK_BOOT). */

@@ -173,7 +173,7 @@
  * callbacks it may call) with the base lock held and interrupts off; the
  * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
-#define TW_PASS_BUDGET		64
+#define TW_PASS_BUDGET		TWHEEL_LOCK_BUDGET
 
 /*
  * Callbacks a runner runs between two reads of the clock, at most (see

@@ -94,6 +94,17 @@ struct twheel_timer {
 /* twheel_timer_setup() flags. */
 #define TWHEEL_TIMER_TICK	BIT(0)		/* callback runs in the tick */
 
+/*
+ * The most items twheel handles per hold of one of its locks; the rest of
+ * the work goes on after the lock was dropped (and, for the tick, in a
+ * worker). A pass of the tick cascades or expires at most this many timers
+ * with the base lock held and interrupts off, so at most this many
+ * TWHEEL_TIMER_TICK callbacks run in one pass. The clock-bound timers and
+ * /dev/twheel hold their locks as briefly: timers re-armed by a clock step,
+ * events copied by read(), submission entries and ring records moved.
+ */
+#define TWHEEL_LOCK_BUDGET	64
+
 /* Arm and modify flags. */
 #define TWHEEL_ABS		BIT(0)		/* deadline is absolute */
 #define TWHEEL_FIXED_DELAY	BIT(1)		/* periodic: fixed delay */

@@ -16,7 +16,7 @@
 #include "dev_utimer.h"
 
 /* Events copied per hold of the file lock by read(). */
-#define TWHEEL_READ_CHUNK	64
+#define TWHEEL_READ_CHUNK	TWHEEL_LOCK_BUDGET
 /* Attempts to fault in the buffer of read() before giving up with EFAULT. */
 #define TWHEEL_READ_RETRIES	3
 

@@ -27,7 +27,7 @@
 #include "dev_ring.h"
 
 /* Backlog records moved per hold of the ring lock by a flush. */
-#define TW_FLUSH_BATCH	64
+#define TW_FLUSH_BATCH	TWHEEL_LOCK_BUDGET
 /* Parked slots re-armed per hold (batch entries on the stack). */
 #define TW_UNPARK_BATCH	16
 

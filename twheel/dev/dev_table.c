@@ -24,7 +24,7 @@
 #include "testhooks.h"
 
 /* Submission entries copied in, and done, per chunk. */
-#define TW_SUBMIT_CHUNK	64
+#define TW_SUBMIT_CHUNK	TWHEEL_LOCK_BUDGET
 
 #ifdef TWHEEL_TESTHOOKS
 /*

@@ -24,7 +24,7 @@
 #include "testhooks.h"
 
 /* Clock-bound timers re-armed per hold of the file lock by a clock step. */
-#define TWHEEL_STEP_CHUNK	64
+#define TWHEEL_STEP_CHUNK	TWHEEL_LOCK_BUDGET
 
 /* Queue @ut's event (file lock held) and wake the readers. */
 static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,

@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 		}
 		PHASE_END("expire", expire_ns, got);
 	}
-	printf("%s %" PRIu64 " %" PRIu64 " %.1f %.1f %.1f expired=%" PRIu64 "\n",
+	printf("%s %llu %llu %.1f %.1f %.1f expired=%llu\n",
 	       impl, n, ops, arm_ns, cancel_ns, expire_ns, got);
 	return 0;
 }

@@ -11,9 +11,9 @@
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
-typedef uint64_t u64;
+typedef unsigned long long u64;	/* as the kernel's, for %llu */
 typedef int32_t s32;
-typedef int64_t s64;
+typedef long long s64;
 
 #define U64_MAX		UINT64_MAX
 #define BITS_PER_LONG	(8 * __SIZEOF_LONG__)
