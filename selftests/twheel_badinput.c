@@ -79,8 +79,8 @@ static void *unmapped(void)
 static bool counters_same(const struct tw_stats *a, const struct tw_stats *b,
 			  char *why, size_t len)
 {
-	static const int keys[] = { TWS_armed, TWS_cancelled, TWS_expired,
-				    TWS_pending, TWS_fd_cancelled };
+	static const int keys[] = { TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED,
+				    TWS_PENDING, TWS_FD_CANCELLED };
 	size_t i;
 
 	if (!a->ok || !b->ok)
@@ -960,8 +960,8 @@ TEST(batch_headers_and_entries)
 		tw_stats_read(&b);
 		/* Undone = armed and cancelled, or neither. */
 		if (a.ok && b.ok)
-			EXPECT_EQ(b.v[TWS_armed] - a.v[TWS_armed],
-				  b.v[TWS_cancelled] - a.v[TWS_cancelled]);
+			EXPECT_EQ(b.v[TWS_ARMED] - a.v[TWS_ARMED],
+				  b.v[TWS_CANCELLED] - a.v[TWS_CANCELLED]);
 		/* Single ARM into a read-only struct: same rule. */
 		r = tw_ioctl(fd, TWHEEL_IOC_ARM, e);
 		(*tried)++;
@@ -1335,10 +1335,10 @@ TEST(failslab_open_and_arm)
 	failslab_set("ignore-gfp-wait", "Y");
 	tw_stats_read(&b);
 	if (a.ok && b.ok) {
-		EXPECT_EQ(b.v[TWS_pending], a.v[TWS_pending]);
-		EXPECT_EQ(b.v[TWS_armed] - a.v[TWS_armed],
-			  b.v[TWS_cancelled] - a.v[TWS_cancelled] +
-			  b.v[TWS_expired] - a.v[TWS_expired]);
+		EXPECT_EQ(b.v[TWS_PENDING], a.v[TWS_PENDING]);
+		EXPECT_EQ(b.v[TWS_ARMED] - a.v[TWS_ARMED],
+			  b.v[TWS_CANCELLED] - a.v[TWS_CANCELLED] +
+			  b.v[TWS_EXPIRED] - a.v[TWS_EXPIRED]);
 	}
 	(void)why;
 	printf("# failslab: open failed %u/%u, arm failed %u/8\n",

@@ -144,7 +144,7 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 	if (cap > 0 && cap < n)
 		n = cap;
 	tw_stats_read(&s0);
-	if (!s0.ok || !s0.have[TWS_pass_max_us])
+	if (!s0.ok || !s0.have[TWS_PASS_MAX_US])
 		SKIP(return, "no debugfs stats with pass_max_us");
 	seen = calloc(n, 1);
 	ASSERT_NE(NULL, seen);
@@ -181,18 +181,18 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		/* Events report when the wheel fired them, never clamped. */
 		ASSERT_EQ(0, early);
 		/* And none was re-armed for firing before its deadline. */
-		if (se.have[TWS_utimer_early])
-			ASSERT_EQ(0, tw_stats_delta(&se, &s1, TWS_utimer_early));
-		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_deferred))
+		if (se.have[TWS_UTIMER_EARLY])
+			ASSERT_EQ(0, tw_stats_delta(&se, &s1, TWS_UTIMER_EARLY));
+		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_DEFERRED))
 			TH_LOG("no pass ran out of budget: nothing was bounded");
 		printf("# burst %d: %u timers in one tick on CPU 0\n", attempt, n);
 		printf("# passes deferred %lld, longest pass %llu us (bound %llu us)\n",
-		       (long long)tw_stats_delta(&s0, &s1, TWS_deferred),
-		       (unsigned long long)s1.v[TWS_pass_max_us],
+		       (long long)tw_stats_delta(&s0, &s1, TWS_DEFERRED),
+		       (unsigned long long)s1.v[TWS_PASS_MAX_US],
 		       (unsigned long long)bound_us);
 		printf("# last event read %llu ms after the deadline\n",
 		       (unsigned long long)((tw_now() - deadline) / MS));
-		best = s1.v[TWS_pass_max_us] < best ? s1.v[TWS_pass_max_us] : best;
+		best = s1.v[TWS_PASS_MAX_US] < best ? s1.v[TWS_PASS_MAX_US] : best;
 		if (best < bound_us)
 			break;
 	}

@@ -165,25 +165,24 @@ static inline long long tw_hook_hits(const char *name)
 /* --------------------------------------------------------- debugfs stats */
 
 /*
- * The keys of debugfs stats, named once in twheel/stats_list.h: TWS_<key>
- * indexes tw_stats (a maximum's key ends in _us, e.g. TWS_pass_max_us).
+ * Keys of twheel/stats_list.h the tests read (a copy: append with it).
  * utimer_early: ioctl-ABI expiries before their deadline on a clock not
  * stepped since their arm, which the kernel re-arms and no event shows:
  * "never early" holds while it does not grow.
  */
-enum {
-#define TWHEEL_STAT_CNT(name, ...)	TWS_##name,
-#define TWHEEL_STAT_MAX(name, ...)	TWS_##name##_us,
-#define TWHEEL_STAT_BASE(name, ...)	TWS_##name,
-#include "../twheel/stats_list.h"
-	TW_NR_KEYS
+#define TW_NR_KEYS	17
+static const char *const tw_stat_keys[TW_NR_KEYS] = {
+	"pending", "armed", "cancelled", "expired", "cascaded", "migrated",
+	"wakeups", "batches", "callbacks", "overruns", "rejected",
+	"fd_cancelled", "ticks_run", "ticks_idle", "deferred", "pass_max_us",
+	"utimer_early",
 };
 
-static const char *const tw_stat_keys[TW_NR_KEYS] = {
-#define TWHEEL_STAT_CNT(name, ...)	(#name),
-#define TWHEEL_STAT_MAX(name, ...)	(#name "_us"),
-#define TWHEEL_STAT_BASE(name, ...)	(#name),
-#include "../twheel/stats_list.h"
+enum {
+	TWS_PENDING, TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED, TWS_CASCADED,
+	TWS_MIGRATED, TWS_WAKEUPS, TWS_BATCHES, TWS_CALLBACKS, TWS_OVERRUNS,
+	TWS_REJECTED, TWS_FD_CANCELLED, TWS_TICKS_RUN, TWS_TICKS_IDLE,
+	TWS_DEFERRED, TWS_PASS_MAX_US, TWS_UTIMER_EARLY,
 };
 
 struct tw_stats {
@@ -217,7 +216,7 @@ static inline void tw_stats_read(struct tw_stats *s)
 		}
 	}
 	fclose(f);
-	s->ok = s->have[TWS_armed];
+	s->ok = s->have[TWS_ARMED];
 }
 
 static inline int64_t tw_stats_delta(const struct tw_stats *a,
@@ -237,8 +236,8 @@ static inline uint64_t tw_stats_wait_pending(struct tw_stats *s, uint64_t want,
 
 	for (;;) {
 		tw_stats_read(s);
-		if (!s->ok || s->v[TWS_pending] == want || waited >= ms)
-			return s->v[TWS_pending];
+		if (!s->ok || s->v[TWS_PENDING] == want || waited >= ms)
+			return s->v[TWS_PENDING];
 		tw_sleep_ms(20);
 		waited += 20;
 	}

@@ -1059,10 +1059,10 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 	}
 	if (s0.ok && s1.ok)
 		printf("# during the storm: %lld expired, %lld callbacks, %lld deferred passes, %lld overruns\n",
-		       (long long)tw_stats_delta(&s0, &s1, TWS_expired),
-		       (long long)tw_stats_delta(&s0, &s1, TWS_callbacks),
-		       (long long)tw_stats_delta(&s0, &s1, TWS_deferred),
-		       (long long)tw_stats_delta(&s0, &s1, TWS_overruns));
+		       (long long)tw_stats_delta(&s0, &s1, TWS_EXPIRED),
+		       (long long)tw_stats_delta(&s0, &s1, TWS_CALLBACKS),
+		       (long long)tw_stats_delta(&s0, &s1, TWS_DEFERRED),
+		       (long long)tw_stats_delta(&s0, &s1, TWS_OVERRUNS));
 
 	/* The victim. */
 	tw_w = worst(ss->tw_late, ss->rounds);

@@ -859,8 +859,8 @@ TEST(close_with_records)
 	tw_sleep_ms(100);
 	close(fd);
 	if (a.ok) {
-		tw_stats_wait_pending(&b, a.v[TWS_pending], 10000);
-		EXPECT_EQ(a.v[TWS_pending], b.v[TWS_pending]);
+		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 10000);
+		EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
 	}
 	free(q);
 }
@@ -1061,7 +1061,7 @@ TEST(periodic_parks_in_backlog)
 	tw_stats_read(&a);
 	tw_sleep_ms(300);
 	tw_stats_read(&b);
-	cbs = tw_stats_delta(&a, &b, TWS_callbacks);
+	cbs = tw_stats_delta(&a, &b, TWS_CALLBACKS);
 	TH_LOG("callbacks in 300 ms with %d one-tick slots waiting: %lld",
 	       SLOTS, (long long)cbs);
 	EXPECT_EQ(0, cbs);

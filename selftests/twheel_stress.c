@@ -911,26 +911,26 @@ static void check_counters(const struct tw_stats *a, const struct ledger *l)
 		tap(true, "# SKIP debugfs counters agree with the ledger");
 		return;
 	}
-	pend = tw_stats_wait_pending(&b, a->v[TWS_pending], 10000);
-	armed = tw_stats_delta(a, &b, TWS_armed);
-	expired = tw_stats_delta(a, &b, TWS_expired);
-	cancelled = tw_stats_delta(a, &b, TWS_cancelled);
-	fdc = tw_stats_delta(a, &b, TWS_fd_cancelled);
+	pend = tw_stats_wait_pending(&b, a->v[TWS_PENDING], 10000);
+	armed = tw_stats_delta(a, &b, TWS_ARMED);
+	expired = tw_stats_delta(a, &b, TWS_EXPIRED);
+	cancelled = tw_stats_delta(a, &b, TWS_CANCELLED);
+	fdc = tw_stats_delta(a, &b, TWS_FD_CANCELLED);
 	printf("# counters: armed +%lld expired +%lld cancelled +%lld fd_cancelled +%lld callbacks +%lld overruns +%lld migrated +%lld rejected +%lld pending %llu -> %llu\n",
 	       (long long)armed, (long long)expired, (long long)cancelled,
 	       (long long)fdc,
-	       (long long)tw_stats_delta(a, &b, TWS_callbacks),
-	       (long long)tw_stats_delta(a, &b, TWS_overruns),
-	       (long long)tw_stats_delta(a, &b, TWS_migrated),
-	       (long long)tw_stats_delta(a, &b, TWS_rejected),
-	       (unsigned long long)a->v[TWS_pending],
+	       (long long)tw_stats_delta(a, &b, TWS_CALLBACKS),
+	       (long long)tw_stats_delta(a, &b, TWS_OVERRUNS),
+	       (long long)tw_stats_delta(a, &b, TWS_MIGRATED),
+	       (long long)tw_stats_delta(a, &b, TWS_REJECTED),
+	       (unsigned long long)a->v[TWS_PENDING],
 	       (unsigned long long)pend);
-	tap(pend == a->v[TWS_pending], "pending back to %llu at rest",
-	    (unsigned long long)a->v[TWS_pending]);
-	if (a->have[TWS_utimer_early])
-		tap(!tw_stats_delta(a, &b, TWS_utimer_early),
+	tap(pend == a->v[TWS_PENDING], "pending back to %llu at rest",
+	    (unsigned long long)a->v[TWS_PENDING]);
+	if (a->have[TWS_UTIMER_EARLY])
+		tap(!tw_stats_delta(a, &b, TWS_UTIMER_EARLY),
 		    "never early: utimer_early +%lld (expiries re-armed for firing before their deadline)",
-		    (long long)tw_stats_delta(a, &b, TWS_utimer_early));
+		    (long long)tw_stats_delta(a, &b, TWS_UTIMER_EARLY));
 	tap(armed == expired + cancelled,
 	    "conservation: armed %lld = expired %lld + cancelled %lld",
 	    (long long)armed, (long long)expired, (long long)cancelled);
@@ -1144,10 +1144,10 @@ int main(int argc, char **argv)
 		    atomic_load(&hotplug_cpus));
 		tw_stats_read(&s1);
 		if (s0.ok && s1.ok)
-			tap(tw_stats_delta(&s0, &s1, TWS_migrated) > 0,
+			tap(tw_stats_delta(&s0, &s1, TWS_MIGRATED) > 0,
 			    "timers migrated off the CPUs going down: %lld",
 			    (long long)tw_stats_delta(&s0, &s1,
-						      TWS_migrated));
+						      TWS_MIGRATED));
 	} else {
 		tap(true, "# SKIP CPU hotplug: %s",
 		    opt_hotplug ? "no hotpluggable CPU" : "disabled (-H)");
