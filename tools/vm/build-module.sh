@@ -33,8 +33,8 @@ rsync -rlp --checksum --delete \
 	"$TW_TOP/" "$out/"
 
 tw_log "modules: make -C $kdir M=$out modules"
-# TWHEEL_TESTHOOKS=1: a test build (KUnit suites and test hooks, where the
-# kernel has KUnit; see Kbuild).
+# TWHEEL_TESTHOOKS=1: a test build (the test hooks on every kernel, and the
+# KUnit suites where the kernel has KUnit; see Kbuild).
 make -C "$kdir" M="$out" -j"$(nproc)" TWHEEL_TESTHOOKS=1 modules >"$out/build.log" 2>&1 || {
 	tail -n 40 "$out/build.log" >&2
 	tw_die "module build failed for $kdir (log: $out/build.log)"
