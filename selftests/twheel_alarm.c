@@ -262,23 +262,21 @@ struct slept {
 static uint64_t cpus_online(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t mask = 1;	/* CPU 0 has no online file on x86 */
-	char path[96];
+	uint64_t mask = 0;
 	int cpu;
 
-	for (cpu = 1; cpu < n && cpu < 64; cpu++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/online", cpu);
-		if (tw_read_ll(path) == 1)
+	for (cpu = 0; cpu < n && cpu < 64; cpu++)
+		if (twl_cpu_online(cpu) == 1)
 			mask |= 1ULL << cpu;
-	}
 	return mask;
 }
 
 /*
  * Resume brings the non-boot CPUs back up, but under TCG a loaded host can
  * make that time out ("do_boot_cpu failed"), which would leave the rest of
- * the run on fewer CPUs: put back those of @before that are missing.
+ * the run on fewer CPUs: put back those of @before that are missing. Their
+ * cpuN/online still says 1 (resume does not update it), and writing 1
+ * there then does nothing: write 0 first.
  */
 static void cpus_restore(struct slept *s, uint64_t before)
 {
@@ -288,9 +286,12 @@ static void cpus_restore(struct slept *s, uint64_t before)
 	for (cpu = 1; cpu < 64; cpu++) {
 		if (!(before & ~now & (1ULL << cpu)))
 			continue;
-		for (try = 0; try < 3; try++)
-			if (!tw_cpu_set_online(cpu, 1))
+		for (try = 0; try < 3; try++) {
+			tw_cpu_set_online(cpu, 0);
+			if (!tw_cpu_set_online(cpu, 1) &&
+			    twl_cpu_online(cpu) == 1)
 				break;
+		}
 		if (try < 3)
 			s->reonlined++;
 		else
@@ -550,10 +551,14 @@ TEST(suspend_alarm_wakes)
  * then comes before the suspend and nothing wakes the system for the next
  * one). The test hook wake_walk_file holds each file's lock for a second in
  * that walk, so the first timer's deadline passes while its expiry waits.
+ * The wake-up then expires before the system sleeps (it was at the first
+ * timer): that walks again (dev_wake.c), or aborts the suspend if the
+ * freezer has run (EBUSY: skipped, nothing to compare).
  */
 TEST(suspend_alarm_due_at_walk)
 {
 	long long hits, walked = dbg_stat("wake_walked");
+	long long walks = dbg_stat("wake_walks");
 	struct twheel_event ev[2];
 	uint64_t b_arm, id_due, id;
 	const char *why;
@@ -575,10 +580,18 @@ TEST(suspend_alarm_due_at_walk)
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_LT(hits, tw_hook_hits("wake_walk_file"));
-	/* Both were armed, undelivered, when the walk looked. */
-	if (dbg_stat("wake_walked") - walked != 2)
-		SKIP(return, "the walk found %lld alarm timers, not 2: the first fired before it",
-		     dbg_stat("wake_walked") - walked);
+	/*
+	 * Both were armed, undelivered, when the first walk looked: it found
+	 * 2, and each walk again, if any, the later one alone.
+	 */
+	walks = dbg_stat("wake_walks") - walks;
+	walked = dbg_stat("wake_walked") - walked;
+	TH_LOG("%lld walks before suspend went over %lld alarm timers",
+	       walks, walked);
+	ASSERT_LE(1, walks);
+	if (walked != walks + 1)
+		SKIP(return, "the first walk found %lld alarm timers, not 2: the first fired before it",
+		     walked - walks + 1);
 	/* Woken by the second: not by the backstop. */
 	EXPECT_GT((BACKSTOP_S - 3) * 1000LL, slept_ms(&s))
 		TH_LOG("slept %lld ms: no wake-up at the 6 s alarm",

@@ -105,6 +105,38 @@ static inline long long twl_hook_hits(const char *name)
 }
 
 /*
+ * Is @cpu online: 1, 0, or -1 (unreadable)? From the kernel's online mask,
+ * /sys/devices/system/cpu/online, not from cpuN/online: a CPU that resume
+ * failed to bring back up ("Error taking CPU1 up", seen under TCG) stays
+ * "1" there, though it is offline.
+ */
+static inline int twl_cpu_online(int cpu)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int lo, hi, r = 0;
+	char sep;
+
+	if (!f)
+		return -1;
+	/* "0-1,3": ranges and single CPUs, comma-separated. */
+	while (fscanf(f, "%d", &lo) == 1) {
+		hi = lo;
+		sep = (char)fgetc(f);
+		if (sep == '-') {
+			if (fscanf(f, "%d", &hi) != 1)
+				break;
+			sep = (char)fgetc(f);
+		}
+		if (cpu >= lo && cpu <= hi)
+			r = 1;
+		if (sep != ',')
+			break;
+	}
+	fclose(f);
+	return r;
+}
+
+/*
  * Pin the caller to the CPU it runs on: then the twheel timers it arms
  * (on the local CPU), its timerfd controls (whose hrtimers are armed on the
  * CPU of timerfd_settime()) and their wake-ups share one CPU, and a stall
