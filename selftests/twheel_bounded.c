@@ -206,7 +206,7 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 	if (cap > 0 && cap < n)
 		n = cap;
 	tw_stats_read(&s0);
-	if (!s0.ok || !s0.have[TWS_PASS_MAX_US])
+	if (!s0.ok || !tw_stats_has(&s0, TWS_PASS_MAX_US))
 		SKIP(return, "no debugfs stats with pass_max_us");
 	ASSERT_LT(0, tick_us);
 	/* The control's CPU: online, not CPU 0. */
@@ -250,12 +250,12 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		/* Events report when the wheel fired them, never clamped. */
 		ASSERT_EQ(0, early);
 		/* And none was re-armed for firing before its deadline. */
-		if (se.have[TWS_UTIMER_EARLY])
+		if (tw_stats_has(&se, TWS_UTIMER_EARLY))
 			ASSERT_EQ(0, tw_stats_delta(&se, &s1, TWS_UTIMER_EARLY));
 		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_DEFERRED))
 			TH_LOG("no pass ran out of budget: nothing was bounded");
 		EXPECT_LT(0, ctl.wakes);
-		pass_us = s1.v[TWS_PASS_MAX_US];
+		pass_us = tw_stats_v(&s1, TWS_PASS_MAX_US);
 		printf("# burst %d: %u timers in one tick on CPU 0\n", attempt, n);
 		printf("# passes deferred %lld, longest pass %llu us (bound %llu us + control %llu us, CPU %d%s, %lu wakes)\n",
 		       (long long)tw_stats_delta(&s0, &s1, TWS_DEFERRED),

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,6 +105,27 @@ static inline long long twl_hook_hits(const char *name)
 	return n == 2 ? hits : -1;
 }
 
+/* The CPUs of a cpulist ("1-2,5") in @set; false if there are none. */
+static inline bool twl_cpulist(const char *s, cpu_set_t *set)
+{
+	bool any = false;
+
+	CPU_ZERO(set);
+	while (*s >= '0' && *s <= '9') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && a < CPU_SETSIZE; a++) {
+			CPU_SET(a, set);
+			any = true;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return any;
+}
+
 /*
  * Is @cpu online: 1, 0, or -1 (unreadable)? From the kernel's online mask,
  * /sys/devices/system/cpu/online, not from cpuN/online: a CPU that resume
@@ -113,27 +135,17 @@ static inline long long twl_hook_hits(const char *name)
 static inline int twl_cpu_online(int cpu)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int lo, hi, r = 0;
-	char sep;
+	char buf[256];
+	cpu_set_t set;
+	bool ok;
 
 	if (!f)
 		return -1;
-	/* "0-1,3": ranges and single CPUs, comma-separated. */
-	while (fscanf(f, "%d", &lo) == 1) {
-		hi = lo;
-		sep = (char)fgetc(f);
-		if (sep == '-') {
-			if (fscanf(f, "%d", &hi) != 1)
-				break;
-			sep = (char)fgetc(f);
-		}
-		if (cpu >= lo && cpu <= hi)
-			r = 1;
-		if (sep != ',')
-			break;
-	}
+	ok = fgets(buf, sizeof(buf), f) && twl_cpulist(buf, &set);
 	fclose(f);
-	return r;
+	if (!ok)
+		return -1;
+	return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
 }
 
 /*
