@@ -582,7 +582,7 @@ TEST(suspend_alarm_due_at_walk)
 		SKIP(return, "%s", why);
 	hits = tw_hook_hits("wake_walk_file");
 	if (hits < 0 || tw_hook_set("wake_walk_file", 1000000))
-		SKIP(return, "no test hooks (a stock kernel's module)");
+		SKIP(return, "no test hooks (a packaged build)");
 	b_arm = clk_ns(CLOCK_BOOTTIME);
 	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 300 * MS, 11,
 				&id_due));

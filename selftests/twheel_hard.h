@@ -150,7 +150,7 @@ static inline int tw_as_uid(int uid, int (*fn)(void))
 /*
  * Test delay hooks (twheel/testhooks.h), through twheel_late.h: set hook
  * @name to @us microseconds (0: off), 0 or -1 where the module has none (a
- * stock kernel's build: the caller skips); and the passes through it.
+ * packaged build: the caller skips); and the passes through it.
  */
 static inline int tw_hook_set(const char *name, unsigned int us)
 {

@@ -70,7 +70,7 @@ static inline long long twl_early(void)
 
 /*
  * Test hooks (twheel/testhooks.h): set hook @name to @val (0: off); 0, or
- * -1 where the module has none (a stock kernel's build: skip).
+ * -1 where the module has none (a packaged build: skip).
  */
 static inline int twl_hook_set(const char *name, unsigned int val)
 {

@@ -1656,7 +1656,7 @@ TEST(hostile_head)
 /*
  * Generations do not wrap: a slot whose generation reached 2^32 - 1 is
  * retired (EOVERFLOW for ARM and MODIFY, and nothing changes), CANCEL
- * still works. The test-only parameter test_ring_gen_base (debug kernels)
+ * still works. The test-only parameter test_ring_gen_base (test builds)
  * starts new slots near the end instead of 2^32 arms.
  */
 TEST(gen_retires_slot)

@@ -1521,7 +1521,7 @@ TEST_F(dev, relative_overflow_saturates)
 
 /*
  * Races of the ioctl ABI with an expiry in flight, widened with the test
- * hooks of the debug kernels (twheel/testhooks.h; skipped without them):
+ * hooks of the test builds (twheel/testhooks.h; skipped without them):
  * utimer_fire delays a callback before it takes the file lock,
  * utimer_fired after it dropped it, utimer_early arms every timer early.
  */
