@@ -20,7 +20,8 @@
  * clock and deadline, armed in the same window, polled together with the
  * twheel file, was (twheel_clk.h). The timerfd crosses the same step or
  * suspend: a timer due at a step is due when the step is noticed, one due
- * during a suspend when the system resumes, and so is its timerfd.
+ * during a suspend when the system resumes, and so is its timerfd. The
+ * tests without a suspend measure up to CLK_TRIES windows (twheel_clk.h).
  *   suspend_alarm_wakes	suspend to RAM with only a far RTC backstop: a timerfd
  *				CLOCK_BOOTTIME_ALARM, then a twheel one, must
  *				end the suspend at their deadlines and fire; a
@@ -89,21 +90,21 @@ static const char *alarm_skip(struct __test_metadata *_metadata, int *fd,
 	return suspend ? suspend_skip() : NULL;
 }
 
-TEST(alarm_clocks_fire)
+/*
+ * One window of alarm_clocks_fire on @fd: true if both timers were within
+ * their bound (a tick plus what their timerfd, on the same clock and
+ * deadline, was late).
+ */
+static bool clocks_fire_window(struct __test_metadata *_metadata, int fd,
+			       uint64_t tick, int try)
 {
 	uint64_t b0 = clk_ns(CLOCK_BOOTTIME), db = b0 + 400 * MS, r0, dr;
-	uint64_t id_r, id_b, bound;
+	uint64_t id_r, id_b, bound, late, worst = 0;
 	struct twheel_event ev[2];
-	struct twheel_info info;
 	struct twheel_query q;
 	struct twl_ctl c[2];
-	int fd, tr, tb, i, n = 0;
-	const char *why;
+	int tr, tb, i, n = 0;
 
-	why = alarm_skip(_metadata, &fd, false);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, tw_info(fd, &info));
 	r0 = clk_ns(CLOCK_REALTIME);
 	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_REALTIME_ALARM, 300 * MS, 1,
 				&id_r));
@@ -130,7 +131,9 @@ TEST(alarm_clocks_fire)
 		n++;
 	}
 	/* The timerfds on the same clocks fire too. */
-	bound = twl_late_bound(c, 2, info.tick_ns);
+	bound = twl_late_bound(c, 2, tick);
+	close(tr);
+	close(tb);
 	ASSERT_LT(0, bound) TH_LOG("a timerfd did not fire");
 	for (i = 0; i < 2; i++) {
 		clockid_t clk = ev[i].cookie == 1 ? CLOCK_REALTIME :
@@ -139,28 +142,48 @@ TEST(alarm_clocks_fire)
 		EXPECT_EQ(ev[i].cookie == 1 ? id_r : id_b, ev[i].id);
 		EXPECT_LE(ev[i].deadline, ev[i].expired);
 		EXPECT_LE(ev[i].expired, clk_ns(clk));
-		EXPECT_LE(ev[i].expired - ev[i].deadline, bound);
 		EXPECT_EQ(0, ev[i].flags);
+		late = ev[i].expired - ev[i].deadline;
+		worst = late > worst ? late : worst;
 	}
 	EXPECT_EQ(db, ev[0].cookie == 2 ? ev[0].deadline : ev[1].deadline);
-	close(tr);
-	close(tb);
-	close(fd);
+	TH_LOG("try %d: latest %llu us, bound %llu us (tick + timerfd)", try,
+	       (unsigned long long)worst / 1000,
+	       (unsigned long long)bound / 1000);
+	return worst <= bound;
 }
 
-TEST(alarm_follows_step)
+TEST(alarm_clocks_fire)
 {
-	uint64_t d, id_abs, id_rel, id_plain, t_step, t_tw = 0, bound;
-	struct twheel_event ev[3];
 	struct twheel_info info;
-	struct twl_ctl c[2];
-	int fd, ta, tr, tp, n = 0, plain_fired, i;
+	int fd, try;
 	const char *why;
+	bool ok = false;
 
 	why = alarm_skip(_metadata, &fd, false);
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, tw_info(fd, &info));
+	for (try = 0; try < CLK_TRIES && !ok; try++)
+		ok = clocks_fire_window(_metadata, fd, info.tick_ns, try);
+	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfd's lateness in every window");
+	close(fd);
+}
+
+/*
+ * One window of alarm_follows_step on @fd: CLOCK_REALTIME +30 s and back.
+ * True if the alarm timers were within their bound: due at the step, late
+ * from it by at most a tick plus what their timerfds, due at the same
+ * step, were.
+ */
+static bool follows_step_window(struct __test_metadata *_metadata, int fd,
+				uint64_t tick, int try)
+{
+	uint64_t d, id_abs, id_rel, id_plain, t_step, t_tw = 0, bound;
+	struct twheel_event ev[3];
+	struct twl_ctl c[2];
+	int ta, tr, tp, n = 0, plain_fired, i;
+
 	d = clk_ns(CLOCK_REALTIME) + 20 * SEC;
 	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM, d,
 				1, &id_abs));
@@ -188,7 +211,7 @@ TEST(alarm_follows_step)
 		t_tw = tw_now();
 		n++;
 	}
-	bound = twl_late_bound(c, 2, info.tick_ns);
+	bound = twl_late_bound(c, 2, tick);
 	plain_fired = wait_readable(tp, 0) + tw_read1(fd, &ev[2]);
 	EXPECT_EQ(0, step_realtime(-30 * (int64_t)SEC));
 
@@ -196,9 +219,8 @@ TEST(alarm_follows_step)
 	/* 0: a timerfd did not fire. */
 	EXPECT_LT(0, bound);
 	EXPECT_EQ(0, plain_fired);
-	EXPECT_LE(t_tw - t_step, bound);
-	TH_LOG("measured: fired %llu us after the step, the timerfds %llu and %llu us",
-	       (unsigned long long)(t_tw - t_step) / 1000,
+	TH_LOG("try %d: fired %llu us after the step, the timerfds %llu and %llu us",
+	       try, (unsigned long long)(t_tw - t_step) / 1000,
 	       (unsigned long long)(c[0].seen - t_step) / 1000,
 	       (unsigned long long)(c[1].seen - t_step) / 1000);
 	for (i = 0; i < n; i++) {
@@ -211,6 +233,23 @@ TEST(alarm_follows_step)
 	close(ta);
 	close(tr);
 	close(tp);
+	return n == 2 && t_tw - t_step <= bound;
+}
+
+TEST(alarm_follows_step)
+{
+	struct twheel_info info;
+	int fd, try;
+	const char *why;
+	bool ok = false;
+
+	why = alarm_skip(_metadata, &fd, false);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tw_info(fd, &info));
+	for (try = 0; try < CLK_TRIES && !ok; try++)
+		ok = follows_step_window(_metadata, fd, info.tick_ns, try);
+	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfds' lateness after the step, in every window");
 	close(fd);
 }
 
