@@ -12,10 +12,11 @@
  * "reset_max" before the deadline) below a tick on a production kernel
  * (20 ms on a debug kernel: KASAN and lockdep make every node cost many
  * times more), plus what a control measured in the same window: how late
- * a SCHED_FIFO thread on the other online CPU woke from 500 us sleeps
- * while the burst ran, which is how long the host stalled a vCPU (under
- * TCG a vCPU may be stalled by the emulator or a loaded host for
- * milliseconds with interrupts off, which a bounded pass cannot prevent).
+ * a SCHED_FIFO thread (priority 98, above the guest's own threads) on the
+ * other online CPU woke from 500 us sleeps while the burst ran, which is
+ * how long the host stalled a vCPU (under TCG a vCPU may be stalled by
+ * the emulator or a loaded host for milliseconds with interrupts off,
+ * which a bounded pass cannot prevent).
  * Before the bound, one pass over 1 000 000 timers took 190 ms natively,
  * over a second under QEMU TCG. The test measures up to three bursts and
  * keeps the best against its own control, and a burst whose deadline
@@ -120,7 +121,10 @@ struct stall {
 
 static void *stall_fn(void *arg)
 {
-	struct sched_param sp = { .sched_priority = 1 };
+	/* Above the guest's own threads (PREEMPT_RT's irq and timer ones). */
+	struct sched_param sp = {
+		.sched_priority = sched_get_priority_max(SCHED_FIFO) - 1,
+	};
 	struct stall *s = arg;
 	struct timespec ts;
 	uint64_t t, now;
