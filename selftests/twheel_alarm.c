@@ -9,12 +9,19 @@
  *				deadlines, times reported on the base clocks
  *   alarm_follows_step		a relative and an absolute REALTIME_ALARM timer
  *				20 s ahead, then CLOCK_REALTIME +30 s: both
- *				fire at once; a relative CLOCK_REALTIME one (a
- *				MONOTONIC timer) does not
+ *				fire when the step is noticed; a relative
+ *				CLOCK_REALTIME one (a MONOTONIC timer) does not
  *   suspend_rtc		suspend to RAM woken by the RTC's wakealarm: a BOOTTIME
  *				timer that came due during the suspend fires on
  *				resume, a MONOTONIC one later, by the suspend's
  *				length
+ *
+ * Lateness, everywhere: at most a tick plus what a timerfd on the same
+ * clock and deadline, armed in the same window, polled together with the
+ * twheel file, was (twheel_clk.h). The timerfd crosses the same step or
+ * suspend: a timer due at a step is due when the step is noticed, one due
+ * during a suspend when the system resumes, and so is its timerfd. The
+ * tests without a suspend measure up to CLK_TRIES windows (twheel_clk.h).
  *   suspend_alarm_wakes	suspend to RAM with only a far RTC backstop: a timerfd
  *				CLOCK_BOOTTIME_ALARM, then a twheel one, must
  *				end the suspend at their deadlines and fire; a
@@ -83,38 +90,51 @@ static const char *alarm_skip(struct __test_metadata *_metadata, int *fd,
 	return suspend ? suspend_skip() : NULL;
 }
 
-TEST(alarm_clocks_fire)
+/*
+ * One window of alarm_clocks_fire on @fd: true if both timers were within
+ * their bound (a tick plus what their timerfd, on the same clock and
+ * deadline, was late).
+ */
+static bool clocks_fire_window(struct __test_metadata *_metadata, int fd,
+			       uint64_t tick, int try)
 {
-	uint64_t b0 = clk_ns(CLOCK_BOOTTIME), db = b0 + 400 * MS, r0, id_r, id_b;
+	uint64_t b0 = clk_ns(CLOCK_BOOTTIME), db = b0 + 400 * MS, r0, dr;
+	uint64_t id_r, id_b, bound, late, worst = 0;
 	struct twheel_event ev[2];
 	struct twheel_query q;
-	int fd, tr, tb, i, n = 0;
-	const char *why;
+	struct twl_ctl c[2];
+	int tr, tb, i, n = 0;
 
-	why = alarm_skip(_metadata, &fd, false);
-	if (why)
-		SKIP(return, "%s", why);
 	r0 = clk_ns(CLOCK_REALTIME);
 	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_REALTIME_ALARM, 300 * MS, 1,
 				&id_r));
 	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_BOOTTIME_ALARM, db,
 				2, &id_b));
-	tr = tfd_arm(CLOCK_REALTIME_ALARM, 300 * MS, 0);
-	ASSERT_LE(0, tr);
-	tb = tfd_abs(CLOCK_BOOTTIME_ALARM, db, 0);
-	ASSERT_LE(0, tb);
 	/* QUERY: deadlines on the base clocks. */
 	ASSERT_EQ(0, tw_query(fd, id_b, &q));
 	EXPECT_EQ(db, q.deadline);
 	ASSERT_EQ(0, tw_query(fd, id_r, &q));
-	EXPECT_LE(r0 + 300 * MS, q.deadline);
-	EXPECT_GE(clk_ns(CLOCK_REALTIME) + 300 * MS, q.deadline);
+	dr = q.deadline;
+	EXPECT_LE(r0 + 300 * MS, dr);
+	EXPECT_GE(clk_ns(CLOCK_REALTIME) + 300 * MS, dr);
+	/* The controls, timerfds on the same clocks and deadlines. */
+	tr = tfd_abs(CLOCK_REALTIME_ALARM, dr, 0);
+	ASSERT_LE(0, tr);
+	tb = tfd_abs(CLOCK_BOOTTIME_ALARM, db, 0);
+	ASSERT_LE(0, tb);
+	c[0] = clk_ctl(tr, clk_mono_due(CLOCK_REALTIME, dr));
+	c[1] = clk_ctl(tb, clk_mono_due(CLOCK_BOOTTIME, db));
 
 	while (n < 2) {
-		ASSERT_EQ(1, wait_readable(fd, 10000));
+		ASSERT_EQ(1, twl_poll(fd, c, 2, 10000));
 		ASSERT_EQ(1, tw_read1(fd, &ev[n]));
 		n++;
 	}
+	/* The timerfds on the same clocks fire too. */
+	bound = twl_late_bound(c, 2, tick);
+	close(tr);
+	close(tb);
+	ASSERT_LT(0, bound) TH_LOG("a timerfd did not fire");
 	for (i = 0; i < 2; i++) {
 		clockid_t clk = ev[i].cookie == 1 ? CLOCK_REALTIME :
 						    CLOCK_BOOTTIME;
@@ -122,30 +142,48 @@ TEST(alarm_clocks_fire)
 		EXPECT_EQ(ev[i].cookie == 1 ? id_r : id_b, ev[i].id);
 		EXPECT_LE(ev[i].deadline, ev[i].expired);
 		EXPECT_LE(ev[i].expired, clk_ns(clk));
-		EXPECT_LT(ev[i].expired - ev[i].deadline, LATE_MAX);
 		EXPECT_EQ(0, ev[i].flags);
+		late = ev[i].expired - ev[i].deadline;
+		worst = late > worst ? late : worst;
 	}
 	EXPECT_EQ(db, ev[0].cookie == 2 ? ev[0].deadline : ev[1].deadline);
-	/* The timerfds on the same clocks fire too. */
-	ASSERT_EQ(1, wait_readable(tr, 10000));
-	ASSERT_EQ(1, wait_readable(tb, 10000));
-	EXPECT_EQ(1, tfd_read(tr));
-	EXPECT_EQ(1, tfd_read(tb));
-	close(tr);
-	close(tb);
-	close(fd);
+	TH_LOG("try %d: latest %llu us, bound %llu us (tick + timerfd)", try,
+	       (unsigned long long)worst / 1000,
+	       (unsigned long long)bound / 1000);
+	return worst <= bound;
 }
 
-TEST(alarm_follows_step)
+TEST(alarm_clocks_fire)
 {
-	uint64_t d, id_abs, id_rel, id_plain, t_step, t_done;
-	struct twheel_event ev[3];
-	int fd, ta, tr, tp, n = 0, ok_a, ok_r, plain_fired, i;
+	struct twheel_info info;
+	int fd, try;
 	const char *why;
+	bool ok = false;
 
 	why = alarm_skip(_metadata, &fd, false);
 	if (why)
 		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tw_info(fd, &info));
+	for (try = 0; try < CLK_TRIES && !ok; try++)
+		ok = clocks_fire_window(_metadata, fd, info.tick_ns, try);
+	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfd's lateness in every window");
+	close(fd);
+}
+
+/*
+ * One window of alarm_follows_step on @fd: CLOCK_REALTIME +30 s and back.
+ * True if the alarm timers were within their bound: due at the step, late
+ * from it by at most a tick plus what their timerfds, due at the same
+ * step, were.
+ */
+static bool follows_step_window(struct __test_metadata *_metadata, int fd,
+				uint64_t tick, int try)
+{
+	uint64_t d, id_abs, id_rel, id_plain, t_step, t_tw = 0, bound;
+	struct twheel_event ev[3];
+	struct twl_ctl c[2];
+	int ta, tr, tp, n = 0, plain_fired, i;
+
 	d = clk_ns(CLOCK_REALTIME) + 20 * SEC;
 	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_REALTIME_ALARM, d,
 				1, &id_abs));
@@ -162,20 +200,29 @@ TEST(alarm_follows_step)
 
 	t_step = tw_now();
 	ASSERT_EQ(0, step_realtime(30 * SEC));
-	/* No ASSERT until the clock is set back. */
-	while (n < 2 && wait_readable(fd, 10000) && tw_read1(fd, &ev[n]) == 1)
+	/*
+	 * No ASSERT until the clock is set back. The timers and their
+	 * timerfds are all due when the step is noticed.
+	 */
+	c[0] = clk_ctl(ta, t_step);
+	c[1] = clk_ctl(tr, t_step);
+	while (n < 2 && twl_poll(fd, c, 2, 10000) &&
+	       tw_read1(fd, &ev[n]) == 1) {
+		t_tw = tw_now();
 		n++;
-	ok_a = wait_readable(ta, 10000);
-	ok_r = wait_readable(tr, 10000);
-	t_done = tw_now();
+	}
+	bound = twl_late_bound(c, 2, tick);
 	plain_fired = wait_readable(tp, 0) + tw_read1(fd, &ev[2]);
 	EXPECT_EQ(0, step_realtime(-30 * (int64_t)SEC));
 
 	EXPECT_EQ(2, n);
-	EXPECT_TRUE(ok_a);
-	EXPECT_TRUE(ok_r);
+	/* 0: a timerfd did not fire. */
+	EXPECT_LT(0, bound);
 	EXPECT_EQ(0, plain_fired);
-	EXPECT_LT(t_done - t_step, LATE_MAX);
+	TH_LOG("try %d: fired %llu us after the step, the timerfds %llu and %llu us",
+	       try, (unsigned long long)(t_tw - t_step) / 1000,
+	       (unsigned long long)(c[0].seen - t_step) / 1000,
+	       (unsigned long long)(c[1].seen - t_step) / 1000);
 	for (i = 0; i < n; i++) {
 		EXPECT_EQ(0, ev[i].flags);
 		EXPECT_LE(ev[i].deadline, ev[i].expired);
@@ -186,6 +233,23 @@ TEST(alarm_follows_step)
 	close(ta);
 	close(tr);
 	close(tp);
+	return n == 2 && t_tw - t_step <= bound;
+}
+
+TEST(alarm_follows_step)
+{
+	struct twheel_info info;
+	int fd, try;
+	const char *why;
+	bool ok = false;
+
+	why = alarm_skip(_metadata, &fd, false);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tw_info(fd, &info));
+	for (try = 0; try < CLK_TRIES && !ok; try++)
+		ok = follows_step_window(_metadata, fd, info.tick_ns, try);
+	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfds' lateness after the step, in every window");
 	close(fd);
 }
 
@@ -237,23 +301,21 @@ struct slept {
 static uint64_t cpus_online(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t mask = 1;	/* CPU 0 has no online file on x86 */
-	char path[96];
+	uint64_t mask = 0;
 	int cpu;
 
-	for (cpu = 1; cpu < n && cpu < 64; cpu++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/online", cpu);
-		if (tw_read_ll(path) == 1)
+	for (cpu = 0; cpu < n && cpu < 64; cpu++)
+		if (twl_cpu_online(cpu) == 1)
 			mask |= 1ULL << cpu;
-	}
 	return mask;
 }
 
 /*
  * Resume brings the non-boot CPUs back up, but under TCG a loaded host can
  * make that time out ("do_boot_cpu failed"), which would leave the rest of
- * the run on fewer CPUs: put back those of @before that are missing.
+ * the run on fewer CPUs: put back those of @before that are missing. Their
+ * cpuN/online still says 1 (resume does not update it), and writing 1
+ * there then does nothing: write 0 first.
  */
 static void cpus_restore(struct slept *s, uint64_t before)
 {
@@ -263,9 +325,12 @@ static void cpus_restore(struct slept *s, uint64_t before)
 	for (cpu = 1; cpu < 64; cpu++) {
 		if (!(before & ~now & (1ULL << cpu)))
 			continue;
-		for (try = 0; try < 3; try++)
-			if (!tw_cpu_set_online(cpu, 1))
+		for (try = 0; try < 3; try++) {
+			tw_cpu_set_online(cpu, 0);
+			if (!tw_cpu_set_online(cpu, 1) &&
+			    twl_cpu_online(cpu) == 1)
 				break;
+		}
 		if (try < 3)
 			s->reonlined++;
 		else
@@ -295,6 +360,18 @@ static long long slept_ms(const struct slept *s)
 {
 	return ((int64_t)(s->b1 - s->b0) - (int64_t)(s->m1 - s->m0)) /
 		(int64_t)MS;
+}
+
+/*
+ * Did the suspend end by CLOCK_BOOTTIME @at, not later (the backstop)? It
+ * began after @s->b0 and lasted slept_ms(), so it ended no earlier than
+ * their sum; the RTC counts seconds: one more. Unlike the time asleep
+ * alone, this does not depend on how long the suspend took to begin (a
+ * walk held by a test hook, the freezer, the devices).
+ */
+static bool woken_by(const struct slept *s, uint64_t at)
+{
+	return s->b0 + slept_ms(s) * MS <= at + SEC;
 }
 
 /*
@@ -328,8 +405,10 @@ static const char *suspend_ram_or_why(struct __test_metadata *_metadata,
 
 TEST(suspend_rtc)
 {
-	uint64_t m0, b0, dm, db, idm, idb, t;
+	uint64_t m0, b0, dm, db, idm, idb, t, bound;
 	struct twheel_event ev;
+	struct twheel_info info;
+	struct twl_ctl c;
 	const char *why;
 	struct slept s;
 	int fd, tm, tb, r;
@@ -337,6 +416,7 @@ TEST(suspend_rtc)
 	why = alarm_skip(_metadata, &fd, true);
 	if (why)
 		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tw_info(fd, &info));
 	m0 = clk_ns(CLOCK_MONOTONIC);
 	b0 = clk_ns(CLOCK_BOOTTIME);
 	dm = m0 + 8 * SEC;
@@ -359,32 +439,42 @@ TEST(suspend_rtc)
 		     (unsigned long long)((s.m1 - m0) / MS));
 	ASSERT_LE(db, s.b1);
 
-	/* The BOOTTIME timers fire on resume... */
-	r = wait_readable(fd, 2000);
+	/*
+	 * The BOOTTIME timers fire on resume... Not before: @db passed while
+	 * suspended (the suspend began before CLOCK_MONOTONIC reached m0 +
+	 * 3 s, so CLOCK_BOOTTIME had not reached @db), so expired >= @db is
+	 * after the resume. Late from @db by at most a tick plus what the
+	 * timerfd on the same deadline, which crossed the same resume, was.
+	 */
+	c = clk_ctl(tb, clk_mono_due(CLOCK_BOOTTIME, db));
+	r = twl_poll(fd, &c, 1, 2000);
 	t = clk_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(1, r);
 	ASSERT_EQ(1, tw_read1(fd, &ev));
 	EXPECT_EQ(2, ev.cookie);
 	EXPECT_EQ(db, ev.deadline);
 	EXPECT_LE(db, ev.expired);
-	/* On resume: not before the suspend, not late after it. */
-	EXPECT_LT(s.b1, ev.expired + LATE_MAX);
-	EXPECT_LT(ev.expired, s.b1 + LATE_MAX);
-	ASSERT_EQ(1, wait_readable(tb, 2000));
-	EXPECT_EQ(1, tfd_read(tb));
+	bound = twl_late_bound(&c, 1, info.tick_ns);
+	ASSERT_LT(0, bound) TH_LOG("the BOOTTIME timerfd did not fire");
+	EXPECT_LE(ev.expired - db, bound);
+	TH_LOG("measured: BOOTTIME timer %llu ms late, the timerfd %llu ms",
+	       (unsigned long long)(ev.expired - db) / MS,
+	       (unsigned long long)(c.seen - c.deadline) / MS);
 	/* ...the MONOTONIC ones at their deadline, the suspend not counted. */
 	ASSERT_GT(dm, t);
 	EXPECT_EQ(0, tfd_read(tm));
 	EXPECT_EQ(0, tw_read1(fd, &ev));
-	ASSERT_EQ(1, wait_readable(fd, 10000));
+	c = clk_ctl(tm, dm);
+	ASSERT_EQ(1, twl_poll(fd, &c, 1, 10000));
 	t = clk_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(1, tw_read1(fd, &ev));
 	EXPECT_EQ(1, ev.cookie);
+	EXPECT_LE(dm, ev.expired);
 	EXPECT_LE(dm, t);
-	EXPECT_LT(t - dm, LATE_MAX);
-	ASSERT_EQ(1, wait_readable(tm, 10000));
-	EXPECT_EQ(1, tfd_read(tm));
-	EXPECT_LE(dm, clk_ns(CLOCK_MONOTONIC));
+	bound = twl_late_bound(&c, 1, info.tick_ns);
+	ASSERT_LT(0, bound) TH_LOG("the MONOTONIC timerfd did not fire");
+	EXPECT_LE(ev.expired - dm, bound);
+	EXPECT_LE(dm, c.seen);
 	close(tm);
 	close(tb);
 	close(fd);
@@ -420,8 +510,11 @@ static long arm_far(int fd)
 TEST(suspend_alarm_wakes)
 {
 	long long walks = dbg_stat("wake_walks"), walked;
-	uint64_t b_arm, id, id_early;
+	uint64_t b_arm, id, id_early, bound;
 	struct twheel_event ev;
+	struct twheel_info info;
+	struct twheel_query q;
+	struct twl_ctl c;
 	const char *why;
 	struct slept s;
 	int fd, fd_far, tb;
@@ -429,6 +522,7 @@ TEST(suspend_alarm_wakes)
 	why = alarm_skip(_metadata, &fd, true);
 	if (why)
 		SKIP(return, "%s", why);
+	ASSERT_EQ(0, tw_info(fd, &info));
 
 	/* Can an alarm timer end a suspend here at all? timerfd's first. */
 	tb = tfd_arm(CLOCK_BOOTTIME_ALARM, 5 * SEC, 0);
@@ -458,6 +552,14 @@ TEST(suspend_alarm_wakes)
 				&id_early));
 	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 6 * SEC, 9, &id));
 	ASSERT_EQ(1, tw_cancel(fd, id_early));
+	/*
+	 * The control: a plain CLOCK_BOOTTIME timerfd on the same deadline.
+	 * It does not wake the system (that is twheel's to do) but crosses
+	 * the same resume and fires then, as the timer must.
+	 */
+	ASSERT_EQ(0, tw_query(fd, id, &q));
+	tb = tfd_abs(CLOCK_BOOTTIME, q.deadline, 0);
+	ASSERT_LE(0, tb);
 	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
 	if (why)
 		SKIP(return, "%s", why);
@@ -469,13 +571,18 @@ TEST(suspend_alarm_wakes)
 	EXPECT_GT((BACKSTOP_S - 3) * 1000LL, slept_ms(&s));
 	/* The RTC counts seconds: it may wake up to one early. */
 	EXPECT_LE(b_arm + 5 * SEC, s.b1);
-	ASSERT_EQ(1, wait_readable(fd, 3000));
+	c = clk_ctl(tb, clk_mono_due(CLOCK_BOOTTIME, q.deadline));
+	ASSERT_EQ(1, twl_poll(fd, &c, 1, 3000));
 	ASSERT_EQ(1, tw_read1(fd, &ev));
 	EXPECT_EQ(9, ev.cookie);
+	EXPECT_EQ(q.deadline, ev.deadline);
 	EXPECT_LE(b_arm + 6 * SEC, ev.deadline);
 	EXPECT_LE(ev.deadline, ev.expired);
 	EXPECT_LE(ev.expired, clk_ns(CLOCK_BOOTTIME));
-	EXPECT_LT(ev.expired - ev.deadline, LATE_MAX);
+	bound = twl_late_bound(&c, 1, info.tick_ns);
+	ASSERT_LT(0, bound) TH_LOG("the BOOTTIME timerfd did not fire");
+	EXPECT_LE(ev.expired - ev.deadline, bound);
+	close(tb);
 	/* One walk per suspend, over exactly the armed alarm timers. */
 	if (walks >= 0) {
 		EXPECT_EQ(walks + 2, dbg_stat("wake_walks"));
@@ -495,10 +602,14 @@ TEST(suspend_alarm_wakes)
  * then comes before the suspend and nothing wakes the system for the next
  * one). The test hook wake_walk_file holds each file's lock for a second in
  * that walk, so the first timer's deadline passes while its expiry waits.
+ * The wake-up then expires before the system sleeps (it was at the first
+ * timer): that walks again (dev_wake.c), or aborts the suspend if the
+ * freezer has run (EBUSY: skipped, nothing to compare).
  */
 TEST(suspend_alarm_due_at_walk)
 {
 	long long hits, walked = dbg_stat("wake_walked");
+	long long walks = dbg_stat("wake_walks");
 	struct twheel_event ev[2];
 	uint64_t b_arm, id_due, id;
 	const char *why;
@@ -510,7 +621,7 @@ TEST(suspend_alarm_due_at_walk)
 		SKIP(return, "%s", why);
 	hits = tw_hook_hits("wake_walk_file");
 	if (hits < 0 || tw_hook_set("wake_walk_file", 1000000))
-		SKIP(return, "no test hooks (a stock kernel's module)");
+		SKIP(return, "no test hooks (a packaged build)");
 	b_arm = clk_ns(CLOCK_BOOTTIME);
 	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 300 * MS, 11,
 				&id_due));
@@ -520,14 +631,22 @@ TEST(suspend_alarm_due_at_walk)
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_LT(hits, tw_hook_hits("wake_walk_file"));
-	/* Both were armed, undelivered, when the walk looked. */
-	if (dbg_stat("wake_walked") - walked != 2)
-		SKIP(return, "the walk found %lld alarm timers, not 2: the first fired before it",
-		     dbg_stat("wake_walked") - walked);
+	/*
+	 * Both were armed, undelivered, when the first walk looked: it found
+	 * 2, and each walk again, if any, the later one alone.
+	 */
+	walks = dbg_stat("wake_walks") - walks;
+	walked = dbg_stat("wake_walked") - walked;
+	TH_LOG("%lld walks before suspend went over %lld alarm timers",
+	       walks, walked);
+	ASSERT_LE(1, walks);
+	if (walked != walks + 1)
+		SKIP(return, "the first walk found %lld alarm timers, not 2: the first fired before it",
+		     walked - walks + 1);
 	/* Woken by the second: not by the backstop. */
-	EXPECT_GT((BACKSTOP_S - 3) * 1000LL, slept_ms(&s))
-		TH_LOG("slept %lld ms: no wake-up at the 6 s alarm",
-		       slept_ms(&s));
+	EXPECT_TRUE(woken_by(&s, b_arm + 6 * SEC))
+		TH_LOG("slept %lld ms from %llu ms after the arm: no wake-up at the 6 s alarm",
+		       slept_ms(&s), (unsigned long long)(s.b0 - b_arm) / MS);
 	/* The RTC counts seconds: it may wake up to one early. */
 	EXPECT_LE(b_arm + 5 * SEC, s.b1);
 	ASSERT_EQ(1, wait_readable(fd, 3000));

@@ -79,18 +79,18 @@ static void *unmapped(void)
 static bool counters_same(const struct tw_stats *a, const struct tw_stats *b,
 			  char *why, size_t len)
 {
-	static const int keys[] = { TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED,
-				    TWS_PENDING, TWS_FD_CANCELLED };
+	static const char *const keys[] = { TWS_ARMED, TWS_CANCELLED,
+					    TWS_EXPIRED, TWS_PENDING,
+					    TWS_FD_CANCELLED };
 	size_t i;
 
 	if (!a->ok || !b->ok)
 		return true;	/* no debugfs: nothing to compare */
 	for (i = 0; i < TW_ARRAY_SIZE(keys); i++) {
-		if (a->v[keys[i]] != b->v[keys[i]]) {
-			snprintf(why, len, "%s %llu -> %llu",
-				 tw_stat_keys[keys[i]],
-				 (unsigned long long)a->v[keys[i]],
-				 (unsigned long long)b->v[keys[i]]);
+		if (tw_stats_v(a, keys[i]) != tw_stats_v(b, keys[i])) {
+			snprintf(why, len, "%s %llu -> %llu", keys[i],
+				 (unsigned long long)tw_stats_v(a, keys[i]),
+				 (unsigned long long)tw_stats_v(b, keys[i]));
 			return false;
 		}
 	}
@@ -960,8 +960,8 @@ TEST(batch_headers_and_entries)
 		tw_stats_read(&b);
 		/* Undone = armed and cancelled, or neither. */
 		if (a.ok && b.ok)
-			EXPECT_EQ(b.v[TWS_ARMED] - a.v[TWS_ARMED],
-				  b.v[TWS_CANCELLED] - a.v[TWS_CANCELLED]);
+			EXPECT_EQ(tw_stats_delta(&a, &b, TWS_ARMED),
+				  tw_stats_delta(&a, &b, TWS_CANCELLED));
 		/* Single ARM into a read-only struct: same rule. */
 		r = tw_ioctl(fd, TWHEEL_IOC_ARM, e);
 		(*tried)++;
@@ -1335,10 +1335,10 @@ TEST(failslab_open_and_arm)
 	failslab_set("ignore-gfp-wait", "Y");
 	tw_stats_read(&b);
 	if (a.ok && b.ok) {
-		EXPECT_EQ(b.v[TWS_PENDING], a.v[TWS_PENDING]);
-		EXPECT_EQ(b.v[TWS_ARMED] - a.v[TWS_ARMED],
-			  b.v[TWS_CANCELLED] - a.v[TWS_CANCELLED] +
-			  b.v[TWS_EXPIRED] - a.v[TWS_EXPIRED]);
+		EXPECT_EQ(tw_stats_v(&b, TWS_PENDING), tw_stats_v(&a, TWS_PENDING));
+		EXPECT_EQ(tw_stats_delta(&a, &b, TWS_ARMED),
+			  tw_stats_delta(&a, &b, TWS_CANCELLED) +
+			  tw_stats_delta(&a, &b, TWS_EXPIRED));
 	}
 	(void)why;
 	printf("# failslab: open failed %u/%u, arm failed %u/8\n",

@@ -538,12 +538,12 @@ int main(int argc, char **argv)
 	       atomic_load(&undocumented) ? "not " : "",
 	       (unsigned long long)atomic_load(&undocumented));
 	if (a.ok) {
-		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 10000);
+		tw_stats_wait_pending(&b, tw_stats_v(&a, TWS_PENDING), 10000);
 		printf("%sok 3 pending back to %llu after closing (now %llu)\n",
-		       b.v[TWS_PENDING] == a.v[TWS_PENDING] ? "" : "not ",
-		       (unsigned long long)a.v[TWS_PENDING],
-		       (unsigned long long)b.v[TWS_PENDING]);
-		if (b.v[TWS_PENDING] != a.v[TWS_PENDING])
+		       tw_stats_v(&b, TWS_PENDING) == tw_stats_v(&a, TWS_PENDING) ? "" : "not ",
+		       (unsigned long long)tw_stats_v(&a, TWS_PENDING),
+		       (unsigned long long)tw_stats_v(&b, TWS_PENDING));
+		if (tw_stats_v(&b, TWS_PENDING) != tw_stats_v(&a, TWS_PENDING))
 			fails++;
 	} else {
 		printf("ok 3 # SKIP no debugfs stats\n");

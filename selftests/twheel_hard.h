@@ -150,7 +150,7 @@ static inline int tw_as_uid(int uid, int (*fn)(void))
 /*
  * Test delay hooks (twheel/testhooks.h), through twheel_late.h: set hook
  * @name to @us microseconds (0: off), 0 or -1 where the module has none (a
- * stock kernel's build: the caller skips); and the passes through it.
+ * packaged build: the caller skips); and the passes through it.
  */
 static inline int tw_hook_set(const char *name, unsigned int us)
 {
@@ -165,64 +165,86 @@ static inline long long tw_hook_hits(const char *name)
 /* --------------------------------------------------------- debugfs stats */
 
 /*
- * Keys of twheel/stats_list.h the tests read (a copy: append with it).
- * utimer_early: ioctl-ABI expiries before their deadline on a clock not
- * stepped since their arm, which the kernel re-arms and no event shows:
- * "never early" holds while it does not grow.
+ * A snapshot of TW_DBG/stats: every "key value" line, under the kernel's
+ * own names (twheel/stats_list.h), read in one pass so that the deltas
+ * between two snapshots are consistent. Counters are looked up by name,
+ * as twl_stat() does (twheel_late.h): no copied list of the keys. The
+ * TWS_* names are those the tests read. utimer_early: ioctl-ABI expiries
+ * before their deadline on a clock not stepped since their arm, which the
+ * kernel re-arms and no event shows: "never early" holds while it does
+ * not grow.
  */
-#define TW_NR_KEYS	17
-static const char *const tw_stat_keys[TW_NR_KEYS] = {
-	"pending", "armed", "cancelled", "expired", "cascaded", "migrated",
-	"wakeups", "batches", "callbacks", "overruns", "rejected",
-	"fd_cancelled", "ticks_run", "ticks_idle", "deferred", "pass_max_us",
-	"utimer_early",
-};
+#define TWS_PENDING		"pending"
+#define TWS_ARMED		"armed"
+#define TWS_CANCELLED		"cancelled"
+#define TWS_EXPIRED		"expired"
+#define TWS_MIGRATED		"migrated"
+#define TWS_CALLBACKS		"callbacks"
+#define TWS_OVERRUNS		"overruns"
+#define TWS_REJECTED		"rejected"
+#define TWS_FD_CANCELLED	"fd_cancelled"
+#define TWS_DEFERRED		"deferred"
+#define TWS_PASS_MAX_US		"pass_max_us"
+#define TWS_UTIMER_EARLY	"utimer_early"
 
-enum {
-	TWS_PENDING, TWS_ARMED, TWS_CANCELLED, TWS_EXPIRED, TWS_CASCADED,
-	TWS_MIGRATED, TWS_WAKEUPS, TWS_BATCHES, TWS_CALLBACKS, TWS_OVERRUNS,
-	TWS_REJECTED, TWS_FD_CANCELLED, TWS_TICKS_RUN, TWS_TICKS_IDLE,
-	TWS_DEFERRED, TWS_PASS_MAX_US, TWS_UTIMER_EARLY,
-};
+#define TW_STATS_MAX	160
 
 struct tw_stats {
 	bool		ok;
-	bool		have[TW_NR_KEYS];
-	uint64_t	v[TW_NR_KEYS];
+	int		n;
+	char		key[TW_STATS_MAX][48];
+	uint64_t	v[TW_STATS_MAX];
 };
 
 /* Read TW_DBG/stats ("key value" lines); ok=false if not readable. */
 static inline void tw_stats_read(struct tw_stats *s)
 {
-	char key[64];
 	unsigned long long val;
 	char line[256];
 	FILE *f;
-	int i;
 
 	memset(s, 0, sizeof(*s));
 	f = fopen(TW_DBG "/stats", "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63[^ :=] %llu", key, &val) != 2 &&
-		    sscanf(line, "%63[^ :=]: %llu", key, &val) != 2)
+	while (fgets(line, sizeof(line), f) && s->n < TW_STATS_MAX) {
+		if (sscanf(line, "%47[^ :=] %llu", s->key[s->n], &val) != 2 &&
+		    sscanf(line, "%47[^ :=]: %llu", s->key[s->n], &val) != 2)
 			continue;
-		for (i = 0; i < TW_NR_KEYS; i++) {
-			if (!strcmp(key, tw_stat_keys[i]) && !s->have[i]) {
-				s->have[i] = true;
-				s->v[i] = val;
-			}
-		}
+		s->v[s->n++] = val;
 	}
 	fclose(f);
-	s->ok = s->have[TWS_ARMED];
+	s->ok = s->n > 0;
+}
+
+/* The index of counter @key in @s, or -1 (the module has no such key). */
+static inline int tw_stats_find(const struct tw_stats *s, const char *key)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->key[i], key))
+			return i;
+	return -1;
+}
+
+static inline bool tw_stats_has(const struct tw_stats *s, const char *key)
+{
+	return tw_stats_find(s, key) >= 0;
+}
+
+/* Counter @key of @s, 0 where absent (check with tw_stats_has()). */
+static inline uint64_t tw_stats_v(const struct tw_stats *s, const char *key)
+{
+	int i = tw_stats_find(s, key);
+
+	return i < 0 ? 0 : s->v[i];
 }
 
 static inline int64_t tw_stats_delta(const struct tw_stats *a,
-				     const struct tw_stats *b, int k)
+				     const struct tw_stats *b, const char *key)
 {
-	return (int64_t)(b->v[k] - a->v[k]);
+	return (int64_t)(tw_stats_v(b, key) - tw_stats_v(a, key));
 }
 
 /*
@@ -236,8 +258,9 @@ static inline uint64_t tw_stats_wait_pending(struct tw_stats *s, uint64_t want,
 
 	for (;;) {
 		tw_stats_read(s);
-		if (!s->ok || s->v[TWS_PENDING] == want || waited >= ms)
-			return s->v[TWS_PENDING];
+		if (!s->ok || tw_stats_v(s, TWS_PENDING) == want ||
+		    waited >= ms)
+			return tw_stats_v(s, TWS_PENDING);
 		tw_sleep_ms(20);
 		waited += 20;
 	}
@@ -295,6 +318,35 @@ static inline long long tw_read_ll(const char *path)
 	int r = tw_read_file(path, buf, sizeof(buf));
 
 	return r < 0 ? r : strtoll(buf, NULL, 0);
+}
+
+/* Module parameter @name of twheel, or a negative errno. */
+static inline long long tw_param_get(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TW_PARAMS "/%s", name);
+	return tw_read_ll(path);
+}
+
+/* Set module parameter @name of twheel to @v: 0 or -errno. */
+static inline int tw_param_set(const char *name, long long v)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), TW_PARAMS "/%s", name);
+	snprintf(val, sizeof(val), "%lld\n", v);
+	return tw_write_file(path, val);
+}
+
+/* Pin the caller to @cpu: 0 or -1. */
+static inline int tw_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static inline int tw_cpu_set_online(int cpu, int on)

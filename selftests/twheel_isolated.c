@@ -23,27 +23,6 @@
 #define HOUR_NS		(3600ULL * 1000000000ULL)
 #define NOHZ_FULL	"/sys/devices/system/cpu/nohz_full"
 
-/* The CPUs of a cpulist ("1-2,5") in @set; false if there are none. */
-static bool cpulist_parse(const char *s, cpu_set_t *set)
-{
-	bool any = false;
-
-	CPU_ZERO(set);
-	while (*s >= '0' && *s <= '9') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (; a <= b && a < CPU_SETSIZE; a++) {
-			CPU_SET(a, set);
-			any = true;
-		}
-		s = *end == ',' ? end + 1 : end;
-	}
-	return any;
-}
-
 static cpu_set_t isolated;	/* nohz_full CPUs */
 static int iso_cpu, hk_cpu;	/* one isolated and one housekeeping CPU */
 
@@ -54,7 +33,7 @@ static bool find_cpus(void)
 	int cpu;
 
 	if (tw_read_file(NOHZ_FULL, buf, sizeof(buf)) ||
-	    !cpulist_parse(buf, &isolated))
+	    !twl_cpulist(buf, &isolated))
 		return false;
 	iso_cpu = -1;
 	hk_cpu = -1;

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,7 +70,7 @@ static inline long long twl_early(void)
 
 /*
  * Test hooks (twheel/testhooks.h): set hook @name to @val (0: off); 0, or
- * -1 where the module has none (a stock kernel's build: skip).
+ * -1 where the module has none (a packaged build: skip).
  */
 static inline int twl_hook_set(const char *name, unsigned int val)
 {
@@ -102,6 +103,49 @@ static inline long long twl_hook_hits(const char *name)
 	n = fscanf(f, "%u %lld", &v, &hits);
 	fclose(f);
 	return n == 2 ? hits : -1;
+}
+
+/* The CPUs of a cpulist ("1-2,5") in @set; false if there are none. */
+static inline bool twl_cpulist(const char *s, cpu_set_t *set)
+{
+	bool any = false;
+
+	CPU_ZERO(set);
+	while (*s >= '0' && *s <= '9') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && a < CPU_SETSIZE; a++) {
+			CPU_SET(a, set);
+			any = true;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return any;
+}
+
+/*
+ * Is @cpu online: 1, 0, or -1 (unreadable)? From the kernel's online mask,
+ * /sys/devices/system/cpu/online, not from cpuN/online: a CPU that resume
+ * failed to bring back up ("Error taking CPU1 up", seen under TCG) stays
+ * "1" there, though it is offline.
+ */
+static inline int twl_cpu_online(int cpu)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char buf[256];
+	cpu_set_t set;
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, sizeof(buf), f) && twl_cpulist(buf, &set);
+	fclose(f);
+	if (!ok)
+		return -1;
+	return cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
 }
 
 /*

@@ -174,8 +174,8 @@ TEST(close_races_read_poll_ioctl_expiry)
 	printf("# %d close races: %lu reads (%lu events), %lu polls, %lu ioctls\n",
 	       round, reads, events, polls, ioctls);
 	if (a.ok) {
-		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 5000);
-		EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
+		tw_stats_wait_pending(&b, tw_stats_v(&a, TWS_PENDING), 5000);
+		EXPECT_EQ(tw_stats_v(&a, TWS_PENDING), tw_stats_v(&b, TWS_PENDING));
 	}
 }
 
@@ -230,8 +230,8 @@ TEST(fork_and_dup_share_one_file)
 	close(fd2);			/* the last close: 5 cancelled */
 	tw_stats_read(&b);
 	if (a.ok && b.ok) {
-		EXPECT_EQ(5ULL, b.v[TWS_FD_CANCELLED] - a.v[TWS_FD_CANCELLED]);
-		EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
+		EXPECT_EQ(5ULL, tw_stats_delta(&a, &b, TWS_FD_CANCELLED));
+		EXPECT_EQ(tw_stats_v(&a, TWS_PENDING), tw_stats_v(&b, TWS_PENDING));
 	}
 	close(p[0]);
 }
@@ -281,9 +281,9 @@ TEST(sigkill_with_timers_pending)
 	}
 	if (!a.ok)
 		return;
-	tw_stats_wait_pending(&b, a.v[TWS_PENDING], 5000);
-	EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
-	EXPECT_EQ(3ULL * 511, b.v[TWS_FD_CANCELLED] - a.v[TWS_FD_CANCELLED]);
+	tw_stats_wait_pending(&b, tw_stats_v(&a, TWS_PENDING), 5000);
+	EXPECT_EQ(tw_stats_v(&a, TWS_PENDING), tw_stats_v(&b, TWS_PENDING));
+	EXPECT_EQ(3ULL * 511, tw_stats_delta(&a, &b, TWS_FD_CANCELLED));
 }
 
 TEST_HARNESS_MAIN

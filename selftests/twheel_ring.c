@@ -859,8 +859,8 @@ TEST(close_with_records)
 	tw_sleep_ms(100);
 	close(fd);
 	if (a.ok) {
-		tw_stats_wait_pending(&b, a.v[TWS_PENDING], 10000);
-		EXPECT_EQ(a.v[TWS_PENDING], b.v[TWS_PENDING]);
+		tw_stats_wait_pending(&b, tw_stats_v(&a, TWS_PENDING), 10000);
+		EXPECT_EQ(tw_stats_v(&a, TWS_PENDING), tw_stats_v(&b, TWS_PENDING));
 	}
 	free(q);
 }
@@ -1277,42 +1277,11 @@ TEST(ring_memlock)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-static long param_get(const char *name)
-{
-	char path[128];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/twheel/parameters/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int param_set(const char *name, long v)
-{
-	char path[128];
-	FILE *f;
-	int rc;
-
-	snprintf(path, sizeof(path), "/sys/module/twheel/parameters/%s", name);
-	f = fopen(path, "we");
-	if (!f)
-		return -1;
-	rc = fprintf(f, "%ld\n", v) < 0;
-	rc |= fclose(f) != 0;
-	return rc ? -1 : 0;
-}
-
 /* The slots of a table and the timers of ABI 1 share max_per_file. */
 TEST(table_slots_in_file_cap)
 {
 	struct twheel_ring_params p;
-	long old = param_get("max_timers_per_fd");
+	long old = tw_param_get("max_timers_per_fd");
 	unsigned int i;
 	uint64_t id;
 	int fd, fd2;
@@ -1320,7 +1289,7 @@ TEST(table_slots_in_file_cap)
 	fd = tw_open(0);
 	if (fd < 0)
 		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
-	if (old < 0 || param_set("max_timers_per_fd", 100))
+	if (old < 0 || tw_param_set("max_timers_per_fd", 100))
 		SKIP(close(fd); return, "cannot set max_timers_per_fd");
 	EXPECT_EQ(0, tw_ring_setup_only(fd, 100, 64, &p));
 	EXPECT_EQ(-ENOSPC, tw_arm(fd, 0, 100 * SEC, 0, 0, 0, &id));
@@ -1336,7 +1305,7 @@ TEST(table_slots_in_file_cap)
 	EXPECT_EQ(50LL, tw_pending(fd2));
 	close(fd);
 	close(fd2);
-	EXPECT_EQ(0, param_set("max_timers_per_fd", old));
+	EXPECT_EQ(0, tw_param_set("max_timers_per_fd", old));
 }
 
 /*
@@ -1456,15 +1425,6 @@ static int two_cpus(int *a, int *b)
 	return n == 2 ? 0 : -1;
 }
 
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* MODIFY keeps the slot's CPU only if the caller may put a timer there. */
 TEST(modify_checks_cpu)
 {
@@ -1479,10 +1439,10 @@ TEST(modify_checks_cpu)
 	if (two_cpus(&a, &b))
 		SKIP(close(fd); return, "needs two CPUs");
 	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
-	ASSERT_EQ(0, pin(a));
+	ASSERT_EQ(0, tw_pin(a));
 	ASSERT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 0, 0, 100 * SEC, 0, 1,
 				NULL));
-	ASSERT_EQ(0, pin(b));
+	ASSERT_EQ(0, tw_pin(b));
 	EXPECT_EQ(-EPERM, tw_submit1(fd, TWHEEL_OP_MODIFY, 0, 0, 100 * SEC, 0,
 				     0, NULL));
 	/* Still armed on its CPU; cancel and arm here instead. */
@@ -1497,22 +1457,6 @@ TEST(modify_checks_cpu)
 	close(fd);
 }
 
-static int cpu_online_set(int cpu, int on)
-{
-	char path[96];
-	FILE *f;
-	int rc;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-		 cpu);
-	f = fopen(path, "we");
-	if (!f)
-		return -1;
-	rc = fprintf(f, "%d\n", on) < 0;
-	rc |= fclose(f) != 0;
-	return rc ? -1 : 0;
-}
-
 struct offliner {
 	int	cpu;
 	int	rc;
@@ -1523,7 +1467,7 @@ static void *offline_fn(void *arg)
 	struct offliner *o = arg;
 
 	tw_sleep_ms(50);
-	o->rc = cpu_online_set(o->cpu, 0);
+	o->rc = tw_cpu_set_online(o->cpu, 0);
 	return NULL;
 }
 
@@ -1581,7 +1525,7 @@ TEST(enxio_gen_is_zero)
 		EXPECT_EQ(0U, q[i].gen) TH_LOG("entry %u: gen %#x", i,
 					      q[i].gen);
 	}
-	EXPECT_EQ(0, cpu_online_set(b, 1));
+	EXPECT_EQ(0, tw_cpu_set_online(b, 1));
 	sched_setaffinity(0, sizeof(old), &old);
 	tw_ring_unmap(&r);
 	close(fd);
@@ -1712,7 +1656,7 @@ TEST(hostile_head)
 /*
  * Generations do not wrap: a slot whose generation reached 2^32 - 1 is
  * retired (EOVERFLOW for ARM and MODIFY, and nothing changes), CANCEL
- * still works. The test-only parameter test_ring_gen_base (debug kernels)
+ * still works. The test-only parameter test_ring_gen_base (test builds)
  * starts new slots near the end instead of 2^32 arms.
  */
 TEST(gen_retires_slot)
@@ -1725,13 +1669,13 @@ TEST(gen_retires_slot)
 	fd = tw_open(0);
 	if (fd < 0)
 		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
-	old = param_get("test_ring_gen_base");
-	if (old < 0 || param_set("test_ring_gen_base", 0xfffffffdL))
+	old = tw_param_get("test_ring_gen_base");
+	if (old < 0 || tw_param_set("test_ring_gen_base", 0xfffffffdL))
 		SKIP(close(fd); return, "no test_ring_gen_base (not a debug build)");
 	ASSERT_EQ(0, tw_ring_setup(fd, 4, 4, &r));
 	EXPECT_EQ(0, tw_submit1(fd, TWHEEL_OP_ARM, 1, 0, 100 * SEC, 0, 1,
 				&gen));
-	param_set("test_ring_gen_base", old);
+	tw_param_set("test_ring_gen_base", old);
 	EXPECT_EQ(0xfffffffeU, gen);
 	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_MODIFY, 1, 0, 20 * MS, 0, 0,
 				&gen));

@@ -911,7 +911,7 @@ static void check_counters(const struct tw_stats *a, const struct ledger *l)
 		tap(true, "# SKIP debugfs counters agree with the ledger");
 		return;
 	}
-	pend = tw_stats_wait_pending(&b, a->v[TWS_PENDING], 10000);
+	pend = tw_stats_wait_pending(&b, tw_stats_v(a, TWS_PENDING), 10000);
 	armed = tw_stats_delta(a, &b, TWS_ARMED);
 	expired = tw_stats_delta(a, &b, TWS_EXPIRED);
 	cancelled = tw_stats_delta(a, &b, TWS_CANCELLED);
@@ -923,11 +923,11 @@ static void check_counters(const struct tw_stats *a, const struct ledger *l)
 	       (long long)tw_stats_delta(a, &b, TWS_OVERRUNS),
 	       (long long)tw_stats_delta(a, &b, TWS_MIGRATED),
 	       (long long)tw_stats_delta(a, &b, TWS_REJECTED),
-	       (unsigned long long)a->v[TWS_PENDING],
+	       (unsigned long long)tw_stats_v(a, TWS_PENDING),
 	       (unsigned long long)pend);
-	tap(pend == a->v[TWS_PENDING], "pending back to %llu at rest",
-	    (unsigned long long)a->v[TWS_PENDING]);
-	if (a->have[TWS_UTIMER_EARLY])
+	tap(pend == tw_stats_v(a, TWS_PENDING), "pending back to %llu at rest",
+	    (unsigned long long)tw_stats_v(a, TWS_PENDING));
+	if (tw_stats_has(a, TWS_UTIMER_EARLY))
 		tap(!tw_stats_delta(a, &b, TWS_UTIMER_EARLY),
 		    "never early: utimer_early +%lld (expiries re-armed for firing before their deadline)",
 		    (long long)tw_stats_delta(a, &b, TWS_UTIMER_EARLY));

@@ -151,14 +151,4 @@ static inline int tw_allowed_cpus(int *cpus, int max)
 	return n;
 }
 
-/* Pin the caller to @cpu: 0 or -1. */
-static inline int tw_pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 #endif /* _TWHEEL_USERS_H */

@@ -8,7 +8,7 @@
  *   percpu    one row per possible CPU under a header row naming the columns
  *   latency   the lateness histogram, one "[lo, hi) us: count" line a bucket
  *   geometry  tick, levels, slots and horizon, "key value" lines
- *   hooks/    test-only delay hooks (testhooks.h), debug test kernels only
+ *   hooks/    test-only delay hooks (testhooks.h), test builds only
  *
  * The keys of stats, and the columns of percpu after its own, are the
  * entries of stats_list.h, in its order. The formats are stable and parsed

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel test-only delay hooks (testhooks.h): built only into the debug
- * test kernels' module, never into a packaged one.
+ * twheel test-only delay hooks (testhooks.h): built only into the test
+ * builds' module (TWHEEL_TESTHOOKS=1, any kernel), never into a packaged one.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>

@@ -38,9 +38,9 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
 /*
  * Delay hooks: test-only points where a race window is widened on demand.
  * Built only with TWHEEL_TESTHOOKS, which Kbuild sets for the project's own
- * test builds (make TWHEEL_TESTHOOKS=1, from tools/vm) against a kernel
- * with KUnit (the debug test kernels); a packaged or DKMS build has none,
- * and twheel_hook() is an empty inline.
+ * test builds (make TWHEEL_TESTHOOKS=1, from tools/vm) against any kernel,
+ * the stock ones included; a packaged or DKMS build has none, and
+ * twheel_hook() is an empty inline.
  *
  * Each hook is /sys/kernel/debug/twheel/hooks/<name> (root only): write a
  * delay in microseconds (0 turns it off); read "<delay_us> <hits>", where

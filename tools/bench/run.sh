@@ -76,7 +76,7 @@ krel=$(tw_kdir_release "$kdir")
 image=$(tw_stock_dir 6.1)/vmlinuz
 mod=$OUT/mod-$krel
 
-mapfile -t built < <("$VM/build-module.sh" "$kdir" "$mod")
+mapfile -t built < <(TW_TESTHOOKS=0 "$VM/build-module.sh" "$kdir" "$mod")
 kos=()
 for ko in "${built[@]}"; do
 	case "$(basename "$ko")" in

@@ -61,6 +61,10 @@ for k in "${kernels[@]}"; do
 	if dkms status -m twheel -v "$ver" -k "$k" 2>/dev/null | grep ': installed' >/dev/null; then
 		ko=$(find "/lib/modules/$k/updates/dkms" -name 'twheel.ko*' 2>/dev/null | head -n 1)
 		[ -n "$ko" ] || bad "dkms says installed for $k but no twheel.ko"
+		# never a test build (Kbuild's TWHEEL_TESTHOOKS)
+		case $ko in *.ko) ! why=$(tw_ko_test_build "$ko") ||
+			bad "dkms built a test build for $k: $why" ;;
+		esac
 		tw_log "deb-check: dkms: twheel/$ver installed for $k (${ko#/lib/modules/})"
 	else
 		bad "dkms: twheel/$ver not installed for $k: $(dkms status twheel)"

@@ -25,6 +25,13 @@ if ! dkms build "twheel/$ver" -k "$rel"; then
 fi
 ls "/var/lib/dkms/twheel/$ver/$rel/x86_64/module/" 2>/dev/null ||
 	find "/var/lib/dkms/twheel/$ver" -name 'twheel.ko*'
+# DKMS builds the module without test hooks (Kbuild's TWHEEL_TESTHOOKS).
+ko=$(find "/var/lib/dkms/twheel/$ver/build" -name twheel.ko | head -n 1)
+if [ -z "$ko" ] || why=$(tw_ko_test_build "$ko"); then
+	dkms remove "twheel/$ver" --all >/dev/null 2>&1 || true
+	rm -rf "$src"
+	tw_die "dkms built a test build of twheel.ko: ${why:-no twheel.ko in the build tree}"
+fi
 dkms remove "twheel/$ver" --all >/dev/null
 rm -rf "$src"
 tw_log "dkms: build for $rel ok"

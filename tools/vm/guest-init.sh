@@ -7,8 +7,10 @@
 #   twmode=NAME    load modules, run /etc/twheel/hooks/NAME.sh, unload
 #   twnonce=TOKEN  echoed in the begin/end records to tie a log to a boot
 #   twtests=A,B    check mode runs only these selftests (no KUnit, kmemleak
-#                  or unload cycles): a short boot for a test that needs
-#                  its own kernel parameters (tools/vm/check.sh)
+#                  or unload cycles, but twheel_unload again once the
+#                  modules are unloaded, where twheel_kunit held twheel):
+#                  a short boot for a test that needs its own kernel
+#                  parameters (tools/vm/check.sh) or a targeted run
 # Human-readable progress goes to the console; machine-readable records
 # ("TW|kind|...") go to the results channel /dev/ttyS1 (the console if that
 # port is missing) and are parsed on the host by tools/vm/results.py.
@@ -198,6 +200,9 @@ check)
 		rec "subset|$only"
 		run_selftests
 		unload_modules
+		# twheel_unload skipped above where twheel_kunit held the
+		# module (the debug kernels): run it again without it.
+		case $only in *" twheel_unload "*) grep -q kunit /etc/twheel/modules && unload_cycles ;; esac
 		finish
 	fi
 	kunit_results

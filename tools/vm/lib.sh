@@ -89,6 +89,22 @@ tw_unpack_src() {
 	mv "$TW_SRC.tmp" "$TW_SRC"
 }
 
+# tw_ko_test_build KO: succeeds, saying why, if module KO is a test build
+# (Kbuild's TWHEEL_TESTHOOKS=1: test hooks, test-only parameters), which a
+# packaged or DKMS module must never be.
+tw_ko_test_build() {
+	local p
+	p=$(modinfo -F parm "$1" | grep -E '^test_') && {
+		echo "test-only parameter ${p%%:*}"
+		return 0
+	}
+	nm "$1" | grep -qE ' [Tt] twheel_hook$' && {
+		echo "test hooks (twheel_hook())"
+		return 0
+	}
+	return 1
+}
+
 # tw_kdir_release KDIR: the UTS release (uname -r) a kernel tree builds for.
 tw_kdir_release() {
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h"

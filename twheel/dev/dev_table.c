@@ -28,7 +28,7 @@
 
 #ifdef TWHEEL_TESTHOOKS
 /*
- * Test-only (debug kernels): the generation the slots of new chunks start
+ * Test-only (test builds): the generation the slots of new chunks start
  * at, so that a test reaches the end of the generations without 2^32 arms.
  */
 static unsigned int test_ring_gen_base;
