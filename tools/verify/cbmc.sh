@@ -4,45 +4,52 @@
 #   cbmc.sh --list                 the proofs' names
 #   cbmc.sh ROOT WORK NAME         run proof NAME with the chroot ROOT's
 #                                  cbmc, in ROOT/WORK
-# Exit status: 0 proven (or, for the planted bug, caught), 1 not, 3 not run.
+# Exit status: 0 proven (or, for the planted bug, caught), 1 not.
 #
 # twheel/wheel.c is copied byte for byte (cmp) next to a copy of wheel.h
-# whose capacity macros are the proof's geometry: TW_MAX_BITS = BITS,
-# TW_MAX_LEVELS = LEVELS (so that the bucket array has LEVELS << BITS
-# heads, not 512), and TW_PLACES = TICK_BITS (the placement tables cover
-# the ticks the harness uses). A wheel of BITS x LEVELS is then the largest
-# the copy allows, which tw_wheel_init() accepts. Both are preprocessed on
-# the host (gcc -E, the host shim of tools/testing/twheel with
-# tools/verify/cbmc/include in front) and checked by cbmc in path mode
-# (--paths lifo: one path at a time, bounded memory; the merged formula of
-# the whole program does not fit in memory), with --unwinding-assertions,
-# so that the unwinding bounds below are proven sufficient.
+# that differs in two ways, both checked below:
+#  - the capacity macros are the proof's geometry: TW_MAX_BITS = BITS and
+#    TW_MAX_LEVELS = LEVELS, so that the bucket array has LEVELS << BITS
+#    heads, not 512, and a wheel of BITS x LEVELS is the largest the copy
+#    allows (tw_wheel_init() accepts it; TW_LVL_OVERFLOW is then LEVELS);
+#  - the three kinds of list head of struct tw_wheel (buckets, overflow,
+#    scanned) are pointer fields to objects of their own, given by the
+#    harness, and "overflow"/"scanned" are macros for those objects: the
+#    code's expressions (w->buckets[b], &w->overflow, w->scanned.first)
+#    are unchanged and mean the same heads. Without this, CBMC's pointer
+#    analysis cannot tell a pprev pointer at &w->overflow.first from one
+#    at &w->scanned.first (same object, two offsets) and models every
+#    store through it as a byte-level update of the whole struct
+#    tw_wheel: the formula of one node and one operation needed more than
+#    9 GB. TW_PLACES stays 64: tw_process_upper() indexes the placement
+#    tables by __ffs64(clk | TW_MAX_TICK), up to 62, whatever the ticks.
+# Both are preprocessed on the host (gcc -E, the host shim of
+# tools/testing/twheel with tools/verify/cbmc/include in front) and checked
+# by cbmc on the whole program at once, with CBMC's default checks (array
+# bounds, pointers, undefined shifts, ...) beside the harness's assertions,
+# and --unwinding-assertions, so that the loop bounds below are proven
+# sufficient: a bound too small is a failed proof, never a silent cut.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 
-# name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:extra (MUTANT); SCRIPT is the
-# harness's: A arm, C cancel, V advance, B budgeted advance, F forward,
-# ? any of them; a final advance past every deadline follows.
-PROOFS="wheel-arm-advance:2:2:2:AAVV:6:
-wheel-cancel:2:2:2:AACV:6:
-wheel-budget:2:2:2:AABB:6:
-wheel-any:2:2:1:???:6:
-placement-off-by-one:2:2:1:AV:6:MUTANT"
+# name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:ADVANCE:extra
+# SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
+# F forward, E advance to the last tick, ? any of A C V F; the node and
+# every tick are nondeterministic. ADVANCE bounds the ticks with work that
+# one advance visits (the unwinding of tw_wheel_advance_budget()'s loop,
+# proven sufficient). extra MUTANT: the planted off-by-one, which must be
+# caught.
+PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:
+placement-off-by-one:2:2:1:AV:6:4:MUTANT"
 
 if [ "${1:-}" = --list ]; then
 	cut -d: -f1 <<<"$PROOFS"
 	exit 0
 fi
 root=$1 work=$2 name=$3
-# Not run by default: no proof finishes within the CI budget yet (see
-# Documentation/verify.rst, "The wheel core"); reported as skipped.
-if [ "${TW_VERIFY_CBMC:-0}" != 1 ]; then
-	echo "    cbmc $name: not run (does not finish within the CI budget yet; TW_VERIFY_CBMC=1 runs it)"
-	exit 3
-fi
 line=$(grep "^$name:" <<<"$PROOFS") || { echo "cbmc.sh: no proof $name" >&2; exit 1; }
-IFS=: read -r _ bits levels nodes script tbits extra <<<"$line"
+IFS=: read -r _ bits levels nodes script tbits adv extra <<<"$line"
 steps=${#script}
 
 src=$TW_TOP/twheel
@@ -52,10 +59,13 @@ cp "$src/wheel.c" "$dir/src/wheel.c"
 cmp -s "$src/wheel.c" "$dir/src/wheel.c" || exit 1
 sed -e "s/^#define TW_MAX_BITS\t\t.*/#define TW_MAX_BITS\t\t$bits/" \
 	-e "s/^#define TW_MAX_LEVELS\t\t8\$/#define TW_MAX_LEVELS\t\t$levels/" \
-	-e "s/^#define TW_PLACES\t\t64\$/#define TW_PLACES\t\t$tbits/" \
+	-e 's/^\tstruct hlist_head\tbuckets\[TW_MAX_BUCKETS\];$/\tstruct hlist_head\t*buckets;/' \
+	-e 's/^\tstruct hlist_head\toverflow;$/\tstruct hlist_head\t*overflow_head;/' \
+	-e 's/^\tstruct hlist_head\tscanned;$/\tstruct hlist_head\t*scanned_head;/' \
+	-e 's/^int tw_wheel_init(/#define TW_HEADS_APART\n#define overflow overflow_head[0]\n#define scanned scanned_head[0]\n\n&/' \
 	"$src/wheel.h" >"$dir/src/wheel.h"
-if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 3 ]; then
-	echo "    cbmc $name: wheel.h no longer defines TW_MAX_BITS, TW_MAX_LEVELS and TW_PLACES as expected"
+if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 9 ]; then
+	echo "    cbmc $name: wheel.h no longer declares TW_MAX_BITS, TW_MAX_LEVELS and the list heads of struct tw_wheel as expected"
 	exit 1
 fi
 defs=(-DBITS="$bits" -DLEVELS="$levels" -DNODES="$nodes" -DSCRIPT="\"$script\"" -DTICK_BITS="$tbits")
@@ -76,45 +86,57 @@ for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel.c"; do
 		-I "$TW_TOP/include" "$f" >"$dir/$(basename "$f" .c).i" || exit 1
 done
 
-# Unwinding: loops over nodes NODES (+1 to see the exit), over levels
-# LEVELS + 1 or 2, the init tables their sizes; the advance loop visits at
-# most one tick per node and level plus the overflow turn and one stale
-# tick per cancel.
+# Unwinding (CBMC counts the loop test: a loop whose body runs at most N
+# times needs N + 1): lists of nodes N + 1; the bitmap scan of
+# tw_wheel_next() LEVELS + 2 (bitmap[LEVELS] ends it); the walks over the
+# levels above 0 LEVELS; the init tables their sizes (TW_PLACES is 64);
+# the advance loop ADVANCE. Any loop not named gets 1: it must not loop.
 n=$nodes l=$levels
-k=$((n * (l + 1) + steps + 2))
-unwind="main.0:$((n + 1)),main.1:$((steps + 1)),tw_wheel_init.0:$((l + 2)),tw_wheel_init.1:$((l + 1))"
-unwind+=",tw_wheel_init.2:$((tbits + 1)),tw_wheel_init.3:$(((l << bits) + 1))"
-unwind+=",tw_wheel_advance_budget.0:$k,__tw_wheel_next.0:$((l + 2))"
-unwind+=",tw_next_on_boundary.0:$((l + 1)),tw_process_upper.0:$((l + 1))"
+unwind="main.0:$((n + 1)),main.1:$((steps + 1))"
+unwind+=",tw_wheel_init.0:$((l + 2)),tw_wheel_init.1:$((l + 1)),tw_wheel_init.2:65"
+unwind+=",tw_wheel_init.3:$(((l << bits) + 1))"
+unwind+=",nr_armed.0:$((n + 1)),check_state.0:$((n + 1)),node_index.0:$((n + 1))"
+unwind+=",check_expired.0:$((n + 1)),check_expired.1:$((n + 1))"
+unwind+=",__tw_wheel_next.0:$((l + 2)),tw_next_on_boundary.0:$l,tw_process_upper.0:$l"
+unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1)),tw_splice_some.0:$((n + 1))"
+unwind+=",tw_wheel_advance_budget.0:$adv"
 indent() { while IFS= read -r l; do echo "      $l"; done <<<"$1"; }
-t0=$(date +%s)
 log=$dir.log
-# Bounded: memory (the machine is shared) and time.
+tm=$dir.time
+# Bounded: memory (the machine is shared), time and priority.
 (
-	ulimit -v "${TW_CBMC_MEM_KB:-3000000}"
-	exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
-		timeout "${TW_CBMC_TIMEOUT:-600}" nice cbmc "$work/cbmc-$name/wheel_harness.i" \
-		"$work/cbmc-$name/wheel.i" --paths lifo "${stop[@]}" \
-		--unwind $((n + 2)) --unwindset "$unwind" --unwinding-assertions
+	ulimit -v "${TW_CBMC_MEM_KB:-8000000}"
+	exec /usr/bin/time -f '%e %M' -o "$tm" chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
+		timeout "${TW_CBMC_TIMEOUT:-600}" nice -n 10 cbmc "$work/cbmc-$name/wheel_harness.i" \
+		"$work/cbmc-$name/wheel.i" "${stop[@]}" --slice-formula \
+		--unwind 1 --unwindset "$unwind" --unwinding-assertions
 ) >"$log" 2>&1
 rc=$?
-secs=$(($(date +%s) - t0))
+read -r secs kb < <(tail -n 1 "$tm" 2>/dev/null) || true
+cost="${secs:-?}s, $(( ${kb:-0} / 1024 )) MB"
 cp "$log" "$TW_BUILD/verify-cbmc-$name.log" 2>/dev/null
-geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), ticks < 2^$tbits, $nodes node(s), operations $script + final advance"
+geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), ticks < 2^$tbits, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
 failed=$(grep -E '^\[.*\] .*: FAILURE$' "$log" | head -n 3)
 if [ "$extra" = MUTANT ]; then
-	if [ "$rc" -eq 10 ] && grep -q 'VERIFICATION FAILED' "$log"; then
-		echo "    cbmc $name: planted off-by-one caught in ${secs}s ($geom):"
-		indent "$failed"
+	# Caught only by an assertion of the harness (--stop-on-fail: the
+	# trace ends with "Violated property:", the place, the text), not by a
+	# loop bound nor by a default check.
+	viol=$(grep -A2 '^Violated property:' "$log" | sed -n '2,3p')
+	if [ "$rc" -eq 10 ] && grep -q 'VERIFICATION FAILED' "$log" &&
+		grep -q 'wheel_harness\.c function' <<<"$viol" &&
+		! grep -q 'unwinding assertion' <<<"$viol"; then
+		echo "    cbmc $name: planted off-by-one caught ($cost; $geom):"
+		indent "$(sed 's/^ *//; s/^file .*wheel_harness\.c //' <<<"$viol")"
 		exit 0
 	fi
-	echo "    cbmc $name: planted off-by-one NOT caught (cbmc exit $rc, ${secs}s; log $TW_BUILD/verify-cbmc-$name.log)"
+	echo "    cbmc $name: planted off-by-one NOT caught (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
+	[ -z "$viol" ] || indent "$viol"
 	exit 1
 fi
 if [ "$rc" -eq 0 ] && grep -q 'VERIFICATION SUCCESSFUL' "$log"; then
-	echo "    cbmc $name: all assertions proven in ${secs}s ($geom, $(grep -oE '[0-9]+ of [0-9]+ failed' "$log" | tail -n 1))"
+	echo "    cbmc $name: all $(grep -oE '[0-9]+ of [0-9]+ failed' "$log" | tail -n 1 | sed 's/.* of //; s/ failed//') properties proven ($cost; $geom)"
 	exit 0
 fi
-echo "    cbmc $name: NOT proven (cbmc exit $rc, ${secs}s; log $TW_BUILD/verify-cbmc-$name.log)"
+echo "    cbmc $name: NOT proven (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
 [ -z "$failed" ] || indent "$failed"
 exit 1
