@@ -41,6 +41,9 @@ set -uo pipefail
 # proven sufficient). extra MUTANT: the planted off-by-one, which must be
 # caught.
 PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:
+wheel-cancel-forward:2:2:1:ACFAV:6:5:
+wheel-budget:2:2:1:ABE:6:4:
+wheel-two-nodes:2:2:2:AAV:5:7:
 placement-off-by-one:2:2:1:AV:6:4:MUTANT"
 
 if [ "${1:-}" = --list ]; then

@@ -2,17 +2,20 @@
 /*
  * CBMC harness of the twheel core: twheel/wheel.c, unchanged, built against
  * the host shim of tools/testing/twheel (with include/linux/bitops.h of this
- * directory in front of it: builtins instead of x86 asm).
+ * directory in front of it: builtins instead of x86 asm) and the proof's
+ * copy of wheel.h (tools/verify/cbmc.sh: the geometry's capacity, the list
+ * heads in objects of their own).
  *
  * The wheel is driven by the operations of SCRIPT (below) on NODES nodes:
- *   arm      a node not in the wheel, at any 64-bit deadline: in the past,
- *            now, within a level, beyond the horizon (overflow list), beyond
- *            TW_MAX_TICK (clamped)
+ *   arm      a node not in the wheel, at any deadline below 2^TICK_BITS
+ *            (any 64-bit one without TICK_BITS): in the past, now, within
+ *            a level, beyond the horizon (overflow list)
  *   cancel   a node in the wheel (tw_wheel_del())
  *   advance  to any tick (tw_wheel_advance(), or tw_wheel_advance_budget()
- *            with any budget when BUDGET is set): backwards, by one, by
- *            any number of ticks, to U64_MAX
+ *            with any budget): backwards, to the clock, by one, by any
+ *            number of ticks
  *   forward  tw_wheel_forward() to any tick
+ *   end      tw_wheel_advance() to the last tick: the wheel must be empty
  * from a clock starting at any tick, on a BITS x LEVELS geometry (the
  * arguments of tw_wheel_init(), checked against TW_MIN_BITS etc.).
  *
@@ -36,7 +39,7 @@
  *   - pending counts the armed nodes; the clock follows the model's.
  * Far deadlines (overflow list) are covered by the same assertions: a node
  * armed beyond the horizon must come out exactly at its deadline.
- * At the end, an unbudgeted advance to U64_MAX must empty the wheel.
+ * CBMC's default checks (array bounds, pointers, shifts) hold throughout.
  */
 #include <linux/bitops.h>
 
@@ -255,10 +258,18 @@ static void op_advance(u64 now, bool budgeted)
 	__CPROVER_assert(left <= budget, "budget only goes down");
 	__CPROVER_assert(count <= budget, "no more expired than the budget");
 	__CPROVER_assert(next == tw_wheel_next(&w), "*next is tw_wheel_next()");
-	check_expired(&expired, now, count, false);
-	/* Cut short, the clock stays on the tick whose work is left. */
+	/* Budget left: the pass was not cut short, as tw_wheel_advance(). */
+	check_expired(&expired, now, count, left > 0);
+	t = clamp_tick(now);
+	if (left) {
+		clk = t >= clk ? clamp_tick(t + 1) : clk;
+		return;
+	}
+	/* Maybe cut short: the clock stays on the tick whose work is left. */
+	__CPROVER_assert(w.clk >= clk, "the clock never goes back");
+	__CPROVER_assert(w.clk == clk || w.clk <= t + 1,
+			 "the clock never passes now + 1");
 	clk = w.clk;
-	__CPROVER_assert(clk <= clamp_tick(now) + 1, "the clock never passes now + 1");
 }
 
 static void op_forward(u64 now)
@@ -269,9 +280,9 @@ static void op_forward(u64 now)
 
 /*
  * SCRIPT: the operations, one letter each: A arm, C cancel, V advance, B
- * budgeted advance, F forward, ? any of A C V F (B instead of V with
- * BUDGET); the node and every tick are nondeterministic. A fixed letter
- * costs cbmc one path where ? costs four.
+ * budgeted advance, F forward, E advance to the last tick, ? any of A C V F
+ * (B instead of V with BUDGET); the node and every tick are
+ * nondeterministic. A fixed letter costs less than ?, which is all four.
  */
 #ifndef SCRIPT
 #define SCRIPT	"?????"
