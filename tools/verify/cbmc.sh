@@ -38,12 +38,13 @@ set -uo pipefail
 # F forward, E advance to the last tick, ? any of A C V F; the node and
 # every tick are nondeterministic. ADVANCE bounds the ticks with work that
 # one advance visits (the unwinding of tw_wheel_advance_budget()'s loop,
-# proven sufficient). extra MUTANT: the planted off-by-one, which must be
-# caught.
-PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:
+# proven sufficient). Every tick is below 2^TICK_BITS; extra HIGH: or in
+# the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
+# extra MUTANT: the planted off-by-one, which must be caught.
+PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
 wheel-cancel-forward:2:2:1:ACFAV:6:5:
 wheel-budget:2:2:1:ABE:6:4:
-wheel-two-nodes:2:2:2:AAV:5:7:
+wheel-two-nodes:2:2:2:AAV:5:6:
 placement-off-by-one:2:2:1:AV:6:4:MUTANT"
 
 if [ "${1:-}" = --list ]; then
@@ -73,6 +74,11 @@ if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 9 ]; then
 fi
 defs=(-DBITS="$bits" -DLEVELS="$levels" -DNODES="$nodes" -DSCRIPT="\"$script\"" -DTICK_BITS="$tbits")
 stop=()
+ticks="ticks < 2^$tbits"
+if [ "$extra" = HIGH ]; then
+	defs+=(-DTICK_HIGH)
+	ticks+=" or >= TW_MAX_TICK - 2^$tbits"
+fi
 if [ "$extra" = MUTANT ]; then
 	# The planted bug: the level of a deadline one too high whenever its
 	# highest bit differing from the clock is the top bit of a level.
@@ -118,7 +124,7 @@ rc=$?
 read -r secs kb < <(tail -n 1 "$tm" 2>/dev/null) || true
 cost="${secs:-?}s, $(( ${kb:-0} / 1024 )) MB"
 cp "$log" "$TW_BUILD/verify-cbmc-$name.log" 2>/dev/null
-geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), ticks < 2^$tbits, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
+geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), $ticks, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
 failed=$(grep -E '^\[.*\] .*: FAILURE$' "$log" | head -n 3)
 if [ "$extra" = MUTANT ]; then
 	# Caught only by an assertion of the harness (--stop-on-fail: the

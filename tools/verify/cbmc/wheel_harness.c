@@ -8,8 +8,9 @@
  *
  * The wheel is driven by the operations of SCRIPT (below) on NODES nodes:
  *   arm      a node not in the wheel, at any deadline below 2^TICK_BITS
- *            (any 64-bit one without TICK_BITS): in the past, now, within
- *            a level, beyond the horizon (overflow list)
+ *            (with TICK_HIGH also near, at and beyond TW_MAX_TICK, clamped;
+ *            any 64-bit one without TICK_BITS): in the past, now, within a
+ *            level, beyond the horizon (overflow list)
  *   cancel   a node in the wheel (tw_wheel_del())
  *   advance  to any tick (tw_wheel_advance(), or tw_wheel_advance_budget()
  *            with any budget): backwards, to the clock, by one, by any
@@ -127,12 +128,18 @@ static u64 clk;		/* the model's clock: first tick not processed */
 
 /*
  * TICK_BITS: every tick the harness passes (start, deadlines, advance and
- * forward targets) is below 2^TICK_BITS, and TW_PLACES is TICK_BITS in the
- * proof's copy of wheel.h; without it, any 64-bit tick.
+ * forward targets) is below 2^TICK_BITS; with TICK_HIGH as well, or in the
+ * last 2^TICK_BITS ticks before TW_MAX_TICK, or anywhere above it (up to
+ * U64_MAX: clamped, the clock saturates there). Without TICK_BITS, any
+ * 64-bit tick.
  */
 #ifdef TICK_BITS
 #define TICK_END	BIT_ULL(TICK_BITS)
+#ifdef TICK_HIGH
+#define TICK_LAST	U64_MAX
+#else
 #define TICK_LAST	(TICK_END - 1)
+#endif
 #else
 #define TICK_LAST	U64_MAX
 #endif
@@ -142,7 +149,11 @@ static u64 any_tick(void)
 	u64 t = nondet_u64();
 
 #ifdef TICK_BITS
+#ifdef TICK_HIGH
+	__CPROVER_assume(t < TICK_END || t >= TW_MAX_TICK - TICK_END);
+#else
 	__CPROVER_assume(t < TICK_END);
+#endif
 #endif
 	return t;
 }
