@@ -40,12 +40,14 @@ set -uo pipefail
 # one advance visits (the unwinding of tw_wheel_advance_budget()'s loop,
 # proven sufficient). Every tick is below 2^TICK_BITS; extra HIGH: or in
 # the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
-# extra MUTANT: the planted off-by-one, which must be caught.
+# extra PLANT-LEVEL, PLANT-EARLY: a planted bug (below), which must be
+# caught.
 PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
 wheel-cancel-forward:2:2:1:ACFAV:6:5:
 wheel-budget:2:2:1:ABE:6:4:
 wheel-two-nodes:2:2:2:AAV:5:6:
-placement-off-by-one:2:2:1:AV:6:4:MUTANT"
+placement-off-by-one:2:2:1:AV:6:4:PLANT-LEVEL
+expiry-off-by-one:2:2:1:AV:6:4:PLANT-EARLY"
 
 if [ "${1:-}" = --list ]; then
 	cut -d: -f1 <<<"$PROOFS"
@@ -73,22 +75,36 @@ if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 9 ]; then
 	exit 1
 fi
 defs=(-DBITS="$bits" -DLEVELS="$levels" -DNODES="$nodes" -DSCRIPT="\"$script\"" -DTICK_BITS="$tbits")
-stop=()
 ticks="ticks < 2^$tbits"
 if [ "$extra" = HIGH ]; then
 	defs+=(-DTICK_HIGH)
 	ticks+=" or >= TW_MAX_TICK - 2^$tbits"
 fi
-if [ "$extra" = MUTANT ]; then
-	# The planted bug: the level of a deadline one too high whenever its
-	# highest bit differing from the clock is the top bit of a level.
-	if [ "$(grep -c '^		lvl = i / bits;$' "$dir/src/wheel.c")" -ne 1 ]; then
-		echo "    cbmc $name: the placement rule of tw_wheel_init() is not where the mutant expects it"
+# plant LINE NEW WHAT PROMISE: replace the one line LINE of the copy of
+# wheel.c; the harness's assertion PROMISE must fail.
+plant() {
+	if [ "$(grep -cxF -- "$1" "$dir/src/wheel.c")" -ne 1 ]; then
+		echo "    cbmc $name: $3 is not where the planted bug expects it"
 		exit 1
 	fi
-	sed -i 's|^		lvl = i / bits;$|		lvl = (i + 1) / bits;|' "$dir/src/wheel.c"
-	stop=(--stop-on-fail)
-fi
+	sed -i "s|^$1\$|$2|" "$dir/src/wheel.c"
+	cmp -s "$src/wheel.c" "$dir/src/wheel.c" && exit 1
+	bug=$3 promise=$4
+}
+bug=
+case $extra in
+PLANT-LEVEL)
+	# The level of a deadline one too high whenever its highest bit
+	# differing from the clock is the top bit of a level.
+	plant '		lvl = i / bits;' '		lvl = (i + 1) / bits;' \
+		"the placement rule of tw_wheel_init()" \
+		"on time: every due node comes out" ;;
+PLANT-EARLY)
+	# The tick after @now processed as well: its nodes one tick early.
+	plant '	for (; tick <= now; tick = __tw_wheel_next(w)) {' \
+		'	for (; tick <= now + 1; tick = __tw_wheel_next(w)) {' \
+		"the tick loop of tw_wheel_advance_budget()" "never early" ;;
+esac
 for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel.c"; do
 	gcc -E -std=gnu11 "${defs[@]}" -iquote "$dir/src" \
 		-I "$TW_TOP/tools/verify/cbmc/include" -I "$TW_TOP/tools/testing/twheel/include" \
@@ -112,33 +128,38 @@ unwind+=",tw_wheel_advance_budget.0:$adv"
 indent() { while IFS= read -r l; do echo "      $l"; done <<<"$1"; }
 log=$dir.log
 tm=$dir.time
+rm -f "$tm"
+# Time and peak memory by GNU time where it is installed.
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %M' -o "$tm")
+t0=$(date +%s)
 # Bounded: memory (the machine is shared), time and priority.
 (
 	ulimit -v "${TW_CBMC_MEM_KB:-8000000}"
-	exec /usr/bin/time -f '%e %M' -o "$tm" chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
+	exec "${timer[@]}" chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
 		timeout "${TW_CBMC_TIMEOUT:-600}" nice -n 10 cbmc "$work/cbmc-$name/wheel_harness.i" \
-		"$work/cbmc-$name/wheel.i" "${stop[@]}" --slice-formula \
+		"$work/cbmc-$name/wheel.i" --slice-formula \
 		--unwind 1 --unwindset "$unwind" --unwinding-assertions
 ) >"$log" 2>&1
 rc=$?
-read -r secs kb < <(tail -n 1 "$tm" 2>/dev/null) || true
-cost="${secs:-?}s, $(( ${kb:-0} / 1024 )) MB"
+secs=$(($(date +%s) - t0)) kb=
+[ -s "$tm" ] && read -r secs kb < <(tail -n 1 "$tm")
+cost="${secs}s, $([ -n "$kb" ] && echo "$((kb / 1024)) MB" || echo "memory not measured")"
 cp "$log" "$TW_BUILD/verify-cbmc-$name.log" 2>/dev/null
 geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), $ticks, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
 failed=$(grep -E '^\[.*\] .*: FAILURE$' "$log" | head -n 3)
-if [ "$extra" = MUTANT ]; then
-	# Caught only by an assertion of the harness (--stop-on-fail: the
-	# trace ends with "Violated property:", the place, the text), not by a
-	# loop bound nor by a default check.
-	viol=$(grep -A2 '^Violated property:' "$log" | sed -n '2,3p')
+if [ -n "$bug" ]; then
+	# Caught only when the harness's assertion of the promise the bug
+	# breaks fails, not by a loop bound nor by a default check alone.
+	viol=$(grep -E '^\[(check_[a-z_]*|op_[a-z_]*|run_op|main)\.assertion\.[0-9]+\] ' "$log" |
+		grep ': FAILURE$' | sed 's/^\[[^]]*\] line [0-9]* //; s/: FAILURE$//')
 	if [ "$rc" -eq 10 ] && grep -q 'VERIFICATION FAILED' "$log" &&
-		grep -q 'wheel_harness\.c function' <<<"$viol" &&
-		! grep -q 'unwinding assertion' <<<"$viol"; then
-		echo "    cbmc $name: planted off-by-one caught ($cost; $geom):"
-		indent "$(sed 's/^ *//; s/^file .*wheel_harness\.c //' <<<"$viol")"
+		grep -qxF -- "$promise" <<<"$viol"; then
+		echo "    cbmc $name: planted bug in $bug caught, \"$promise\" fails ($cost; $geom); all that fail:"
+		indent "$viol"
 		exit 0
 	fi
-	echo "    cbmc $name: planted off-by-one NOT caught (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
+	echo "    cbmc $name: planted bug in $bug NOT caught: \"$promise\" does not fail (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
 	[ -z "$viol" ] || indent "$viol"
 	exit 1
 fi
