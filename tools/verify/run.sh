@@ -7,8 +7,10 @@
 #      test, Sometimes for its -broken twin), and a Never test must have no
 #      data race.
 #   2. cbmc on tools/verify/cbmc/wheel_harness.c + twheel/wheel.c (see
-#      tools/verify/cbmc.sh), and on a copy of wheel.c with a planted
-#      off-by-one in the placement rule, which must be caught.
+#      tools/verify/cbmc.sh): each proof must give VERIFICATION
+#      SUCCESSFUL; and on copies of wheel.c with a planted off-by-one (in
+#      the placement rule, in the tick loop), each of which must fail the
+#      assertion of the promise it breaks.
 # The tools run in the chroot tools/verify/chroot.sh makes (cached under
 # build/); without it every proof is reported as skipped, never as passed.
 #   run.sh [--counts FILE]   FILE gets "passed failed skipped"
