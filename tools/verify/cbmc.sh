@@ -4,7 +4,7 @@
 #   cbmc.sh --list                 the proofs' names
 #   cbmc.sh ROOT WORK NAME         run proof NAME with the chroot ROOT's
 #                                  cbmc, in ROOT/WORK
-# Exit status: 0 proven (or, for the planted bug, caught), 1 not.
+# Exit status: 0 proven (or, for a planted bug, caught), 1 not.
 #
 # twheel/wheel.c is copied byte for byte (cmp) next to a copy of wheel.h
 # that differs in two ways, both checked below:
@@ -36,16 +36,18 @@ set -uo pipefail
 # name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:ADVANCE:extra
 # SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
 # F forward, E advance to the last tick, ? any of A C V F; the node and
-# every tick are nondeterministic. ADVANCE bounds the ticks with work that
-# one advance visits (the unwinding of tw_wheel_advance_budget()'s loop,
-# proven sufficient). Every tick is below 2^TICK_BITS; extra HIGH: or in
+# every tick are nondeterministic. ADVANCE is the unwinding of the tick
+# loop of tw_wheel_advance_budget(): one advance visits at most ADVANCE - 1
+# ticks (proven sufficient, else the proof fails). Every tick is below 2^TICK_BITS; extra HIGH: or in
 # the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
 # extra PLANT-LEVEL, PLANT-EARLY: a planted bug (below), which must be
 # caught.
-PROOFS="wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
-wheel-cancel-forward:2:2:1:ACFAV:6:5:
+# The longest first: run.sh runs TW_VERIFY_JOBS of them at once.
+PROOFS="wheel-two-nodes:2:2:2:AAV:5:6:
+wheel-two-nodes-cancel:2:2:2:AACV:5:6:
+wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
 wheel-budget:2:2:1:ABE:6:4:
-wheel-two-nodes:2:2:2:AAV:5:6:
+wheel-cancel-forward:2:2:1:ACFAV:6:5:
 placement-off-by-one:2:2:1:AV:6:4:PLANT-LEVEL
 expiry-off-by-one:2:2:1:AV:6:4:PLANT-EARLY"
 
@@ -131,7 +133,7 @@ tm=$dir.time
 rm -f "$tm"
 # Time and peak memory by GNU time where it is installed.
 timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %M' -o "$tm")
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %U %M' -o "$tm")
 t0=$(date +%s)
 # Bounded: memory (the machine is shared), time and priority.
 (
@@ -142,9 +144,9 @@ t0=$(date +%s)
 		--unwind 1 --unwindset "$unwind" --unwinding-assertions
 ) >"$log" 2>&1
 rc=$?
-secs=$(($(date +%s) - t0)) kb=
-[ -s "$tm" ] && read -r secs kb < <(tail -n 1 "$tm")
-cost="${secs}s, $([ -n "$kb" ] && echo "$((kb / 1024)) MB" || echo "memory not measured")"
+secs=$(($(date +%s) - t0)) cpu='' kb=''
+[ -s "$tm" ] && read -r secs cpu kb < <(tail -n 1 "$tm")
+cost="${secs}s$([ -n "$cpu" ] && echo " (CPU ${cpu}s)"), $([ -n "$kb" ] && echo "$((kb / 1024)) MB" || echo "memory not measured")"
 cp "$log" "$TW_BUILD/verify-cbmc-$name.log" 2>/dev/null
 geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), $ticks, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
 failed=$(grep -E '^\[.*\] .*: FAILURE$' "$log" | head -n 3)
