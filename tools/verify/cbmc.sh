@@ -4,45 +4,60 @@
 #   cbmc.sh --list                 the proofs' names
 #   cbmc.sh ROOT WORK NAME         run proof NAME with the chroot ROOT's
 #                                  cbmc, in ROOT/WORK
-# Exit status: 0 proven (or, for the planted bug, caught), 1 not, 3 not run.
+# Exit status: 0 proven (or, for a planted bug, caught), 1 not.
 #
 # twheel/wheel.c is copied byte for byte (cmp) next to a copy of wheel.h
-# whose capacity macros are the proof's geometry: TW_MAX_BITS = BITS,
-# TW_MAX_LEVELS = LEVELS (so that the bucket array has LEVELS << BITS
-# heads, not 512), and TW_PLACES = TICK_BITS (the placement tables cover
-# the ticks the harness uses). A wheel of BITS x LEVELS is then the largest
-# the copy allows, which tw_wheel_init() accepts. Both are preprocessed on
-# the host (gcc -E, the host shim of tools/testing/twheel with
-# tools/verify/cbmc/include in front) and checked by cbmc in path mode
-# (--paths lifo: one path at a time, bounded memory; the merged formula of
-# the whole program does not fit in memory), with --unwinding-assertions,
-# so that the unwinding bounds below are proven sufficient.
+# that differs in two ways, both checked below:
+#  - the capacity macros are the proof's geometry: TW_MAX_BITS = BITS and
+#    TW_MAX_LEVELS = LEVELS, so that the bucket array has LEVELS << BITS
+#    heads, not 512, and a wheel of BITS x LEVELS is the largest the copy
+#    allows (tw_wheel_init() accepts it; TW_LVL_OVERFLOW is then LEVELS);
+#  - the three kinds of list head of struct tw_wheel (buckets, overflow,
+#    scanned) are pointer fields to objects of their own, given by the
+#    harness, and "overflow"/"scanned" are macros for those objects: the
+#    code's expressions (w->buckets[b], &w->overflow, w->scanned.first)
+#    are unchanged and mean the same heads. Without this, CBMC's pointer
+#    analysis cannot tell a pprev pointer at &w->overflow.first from one
+#    at &w->scanned.first (same object, two offsets) and models every
+#    store through it as a byte-level update of the whole struct
+#    tw_wheel: the formula of one node and one operation needed more than
+#    9 GB. TW_PLACES stays 64: tw_process_upper() indexes the placement
+#    tables by __ffs64(clk | TW_MAX_TICK), up to 62, whatever the ticks.
+# Both are preprocessed on the host (gcc -E, the host shim of
+# tools/testing/twheel with tools/verify/cbmc/include in front) and checked
+# by cbmc on the whole program at once, with CBMC's default checks (array
+# bounds, pointers, undefined shifts, ...) beside the harness's assertions,
+# and --unwinding-assertions, so that the loop bounds below are proven
+# sufficient: a bound too small is a failed proof, never a silent cut.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 
-# name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:extra (MUTANT); SCRIPT is the
-# harness's: A arm, C cancel, V advance, B budgeted advance, F forward,
-# ? any of them; a final advance past every deadline follows.
-PROOFS="wheel-arm-advance:2:2:2:AAVV:6:
-wheel-cancel:2:2:2:AACV:6:
-wheel-budget:2:2:2:AABB:6:
-wheel-any:2:2:1:???:6:
-placement-off-by-one:2:2:1:AV:6:MUTANT"
+# name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:ADVANCE:extra
+# SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
+# F forward, E advance to the last tick, ? any of A C V F; the node and
+# every tick are nondeterministic. ADVANCE is the unwinding of the tick
+# loop of tw_wheel_advance_budget(): one advance visits at most ADVANCE - 1
+# ticks (proven sufficient, else the proof fails). Every tick is below 2^TICK_BITS; extra HIGH: or in
+# the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
+# extra PLANT-LEVEL, PLANT-EARLY: a planted bug (below), which must be
+# caught.
+# The longest first: run.sh runs TW_VERIFY_JOBS of them at once.
+PROOFS="wheel-two-nodes:2:2:2:AAV:5:6:
+wheel-two-nodes-cancel:2:2:2:AACV:5:6:
+wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
+wheel-budget:2:2:1:ABE:6:4:
+wheel-cancel-forward:2:2:1:ACFAV:6:5:
+placement-off-by-one:2:2:1:AV:6:4:PLANT-LEVEL
+expiry-off-by-one:2:2:1:AV:6:4:PLANT-EARLY"
 
 if [ "${1:-}" = --list ]; then
 	cut -d: -f1 <<<"$PROOFS"
 	exit 0
 fi
 root=$1 work=$2 name=$3
-# Not run by default: no proof finishes within the CI budget yet (see
-# Documentation/verify.rst, "The wheel core"); reported as skipped.
-if [ "${TW_VERIFY_CBMC:-0}" != 1 ]; then
-	echo "    cbmc $name: not run (does not finish within the CI budget yet; TW_VERIFY_CBMC=1 runs it)"
-	exit 3
-fi
 line=$(grep "^$name:" <<<"$PROOFS") || { echo "cbmc.sh: no proof $name" >&2; exit 1; }
-IFS=: read -r _ bits levels nodes script tbits extra <<<"$line"
+IFS=: read -r _ bits levels nodes script tbits adv extra <<<"$line"
 steps=${#script}
 
 src=$TW_TOP/twheel
@@ -52,69 +67,108 @@ cp "$src/wheel.c" "$dir/src/wheel.c"
 cmp -s "$src/wheel.c" "$dir/src/wheel.c" || exit 1
 sed -e "s/^#define TW_MAX_BITS\t\t.*/#define TW_MAX_BITS\t\t$bits/" \
 	-e "s/^#define TW_MAX_LEVELS\t\t8\$/#define TW_MAX_LEVELS\t\t$levels/" \
-	-e "s/^#define TW_PLACES\t\t64\$/#define TW_PLACES\t\t$tbits/" \
+	-e 's/^\tstruct hlist_head\tbuckets\[TW_MAX_BUCKETS\];$/\tstruct hlist_head\t*buckets;/' \
+	-e 's/^\tstruct hlist_head\toverflow;$/\tstruct hlist_head\t*overflow_head;/' \
+	-e 's/^\tstruct hlist_head\tscanned;$/\tstruct hlist_head\t*scanned_head;/' \
+	-e 's/^int tw_wheel_init(/#define TW_HEADS_APART\n#define overflow overflow_head[0]\n#define scanned scanned_head[0]\n\n&/' \
 	"$src/wheel.h" >"$dir/src/wheel.h"
-if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 3 ]; then
-	echo "    cbmc $name: wheel.h no longer defines TW_MAX_BITS, TW_MAX_LEVELS and TW_PLACES as expected"
+if [ "$(diff "$src/wheel.h" "$dir/src/wheel.h" | grep -c '^>')" -ne 9 ]; then
+	echo "    cbmc $name: wheel.h no longer declares TW_MAX_BITS, TW_MAX_LEVELS and the list heads of struct tw_wheel as expected"
 	exit 1
 fi
 defs=(-DBITS="$bits" -DLEVELS="$levels" -DNODES="$nodes" -DSCRIPT="\"$script\"" -DTICK_BITS="$tbits")
-stop=()
-if [ "$extra" = MUTANT ]; then
-	# The planted bug: the level of a deadline one too high whenever its
-	# highest bit differing from the clock is the top bit of a level.
-	if [ "$(grep -c '^		lvl = i / bits;$' "$dir/src/wheel.c")" -ne 1 ]; then
-		echo "    cbmc $name: the placement rule of tw_wheel_init() is not where the mutant expects it"
+ticks="ticks < 2^$tbits"
+if [ "$extra" = HIGH ]; then
+	defs+=(-DTICK_HIGH)
+	ticks+=" or >= TW_MAX_TICK - 2^$tbits"
+fi
+# plant LINE NEW WHAT PROMISE: replace the one line LINE of the copy of
+# wheel.c; the harness's assertion PROMISE must fail.
+plant() {
+	if [ "$(grep -cxF -- "$1" "$dir/src/wheel.c")" -ne 1 ]; then
+		echo "    cbmc $name: $3 is not where the planted bug expects it"
 		exit 1
 	fi
-	sed -i 's|^		lvl = i / bits;$|		lvl = (i + 1) / bits;|' "$dir/src/wheel.c"
-	stop=(--stop-on-fail)
-fi
+	sed -i "s|^$1\$|$2|" "$dir/src/wheel.c"
+	cmp -s "$src/wheel.c" "$dir/src/wheel.c" && exit 1
+	bug=$3 promise=$4
+}
+bug=
+case $extra in
+PLANT-LEVEL)
+	# The level of a deadline one too high whenever its highest bit
+	# differing from the clock is the top bit of a level.
+	plant '		lvl = i / bits;' '		lvl = (i + 1) / bits;' \
+		"the placement rule of tw_wheel_init()" \
+		"on time: every due node comes out" ;;
+PLANT-EARLY)
+	# The tick after @now processed as well: its nodes one tick early.
+	plant '	for (; tick <= now; tick = __tw_wheel_next(w)) {' \
+		'	for (; tick <= now + 1; tick = __tw_wheel_next(w)) {' \
+		"the tick loop of tw_wheel_advance_budget()" "never early" ;;
+esac
 for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel.c"; do
 	gcc -E -std=gnu11 "${defs[@]}" -iquote "$dir/src" \
 		-I "$TW_TOP/tools/verify/cbmc/include" -I "$TW_TOP/tools/testing/twheel/include" \
 		-I "$TW_TOP/include" "$f" >"$dir/$(basename "$f" .c).i" || exit 1
 done
 
-# Unwinding: loops over nodes NODES (+1 to see the exit), over levels
-# LEVELS + 1 or 2, the init tables their sizes; the advance loop visits at
-# most one tick per node and level plus the overflow turn and one stale
-# tick per cancel.
+# Unwinding (CBMC counts the loop test: a loop whose body runs at most N
+# times needs N + 1): lists of nodes N + 1; the bitmap scan of
+# tw_wheel_next() LEVELS + 2 (bitmap[LEVELS] ends it); the walks over the
+# levels above 0 LEVELS; the init tables their sizes (TW_PLACES is 64);
+# the advance loop ADVANCE. Any loop not named gets 1: it must not loop.
 n=$nodes l=$levels
-k=$((n * (l + 1) + steps + 2))
-unwind="main.0:$((n + 1)),main.1:$((steps + 1)),tw_wheel_init.0:$((l + 2)),tw_wheel_init.1:$((l + 1))"
-unwind+=",tw_wheel_init.2:$((tbits + 1)),tw_wheel_init.3:$(((l << bits) + 1))"
-unwind+=",tw_wheel_advance_budget.0:$k,__tw_wheel_next.0:$((l + 2))"
-unwind+=",tw_next_on_boundary.0:$((l + 1)),tw_process_upper.0:$((l + 1))"
+unwind="main.0:$((n + 1)),main.1:$((steps + 1))"
+unwind+=",tw_wheel_init.0:$((l + 2)),tw_wheel_init.1:$((l + 1)),tw_wheel_init.2:65"
+unwind+=",tw_wheel_init.3:$(((l << bits) + 1))"
+unwind+=",nr_armed.0:$((n + 1)),check_state.0:$((n + 1)),node_index.0:$((n + 1))"
+unwind+=",check_expired.0:$((n + 1)),check_expired.1:$((n + 1))"
+unwind+=",__tw_wheel_next.0:$((l + 2)),tw_next_on_boundary.0:$l,tw_process_upper.0:$l"
+unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1)),tw_splice_some.0:$((n + 1))"
+unwind+=",tw_wheel_advance_budget.0:$adv"
 indent() { while IFS= read -r l; do echo "      $l"; done <<<"$1"; }
-t0=$(date +%s)
 log=$dir.log
-# Bounded: memory (the machine is shared) and time.
+tm=$dir.time
+rm -f "$tm"
+# Time and peak memory by GNU time where it is installed.
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%e %U %M' -o "$tm")
+t0=$(date +%s)
+# Bounded: memory (the machine is shared), time and priority.
 (
-	ulimit -v "${TW_CBMC_MEM_KB:-3000000}"
-	exec chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
-		timeout "${TW_CBMC_TIMEOUT:-600}" nice cbmc "$work/cbmc-$name/wheel_harness.i" \
-		"$work/cbmc-$name/wheel.i" --paths lifo "${stop[@]}" \
-		--unwind $((n + 2)) --unwindset "$unwind" --unwinding-assertions
+	ulimit -v "${TW_CBMC_MEM_KB:-8000000}"
+	exec "${timer[@]}" chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
+		timeout "${TW_CBMC_TIMEOUT:-600}" nice -n 10 cbmc "$work/cbmc-$name/wheel_harness.i" \
+		"$work/cbmc-$name/wheel.i" --slice-formula \
+		--unwind 1 --unwindset "$unwind" --unwinding-assertions
 ) >"$log" 2>&1
 rc=$?
-secs=$(($(date +%s) - t0))
+secs=$(($(date +%s) - t0)) cpu='' kb=''
+[ -s "$tm" ] && read -r secs cpu kb < <(tail -n 1 "$tm")
+cost="${secs}s$([ -n "$cpu" ] && echo " (CPU ${cpu}s)"), $([ -n "$kb" ] && echo "$((kb / 1024)) MB" || echo "memory not measured")"
 cp "$log" "$TW_BUILD/verify-cbmc-$name.log" 2>/dev/null
-geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), ticks < 2^$tbits, $nodes node(s), operations $script + final advance"
+geom="BITS=$bits LEVELS=$levels (horizon $((1 << (bits * levels))) ticks), $ticks, $nodes node(s), operations $script, advances visiting <= $((adv - 1)) ticks"
 failed=$(grep -E '^\[.*\] .*: FAILURE$' "$log" | head -n 3)
-if [ "$extra" = MUTANT ]; then
-	if [ "$rc" -eq 10 ] && grep -q 'VERIFICATION FAILED' "$log"; then
-		echo "    cbmc $name: planted off-by-one caught in ${secs}s ($geom):"
-		indent "$failed"
+if [ -n "$bug" ]; then
+	# Caught only when the harness's assertion of the promise the bug
+	# breaks fails, not by a loop bound nor by a default check alone.
+	viol=$(grep -E '^\[(check_[a-z_]*|op_[a-z_]*|run_op|main)\.assertion\.[0-9]+\] ' "$log" |
+		grep ': FAILURE$' | sed 's/^\[[^]]*\] line [0-9]* //; s/: FAILURE$//')
+	if [ "$rc" -eq 10 ] && grep -q 'VERIFICATION FAILED' "$log" &&
+		grep -qxF -- "$promise" <<<"$viol"; then
+		echo "    cbmc $name: planted bug in $bug caught, \"$promise\" fails ($cost; $geom); all that fail:"
+		indent "$viol"
 		exit 0
 	fi
-	echo "    cbmc $name: planted off-by-one NOT caught (cbmc exit $rc, ${secs}s; log $TW_BUILD/verify-cbmc-$name.log)"
+	echo "    cbmc $name: planted bug in $bug NOT caught: \"$promise\" does not fail (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
+	[ -z "$viol" ] || indent "$viol"
 	exit 1
 fi
 if [ "$rc" -eq 0 ] && grep -q 'VERIFICATION SUCCESSFUL' "$log"; then
-	echo "    cbmc $name: all assertions proven in ${secs}s ($geom, $(grep -oE '[0-9]+ of [0-9]+ failed' "$log" | tail -n 1))"
+	echo "    cbmc $name: all $(grep -oE '[0-9]+ of [0-9]+ failed' "$log" | tail -n 1 | sed 's/.* of //; s/ failed//') properties proven ($cost; $geom)"
 	exit 0
 fi
-echo "    cbmc $name: NOT proven (cbmc exit $rc, ${secs}s; log $TW_BUILD/verify-cbmc-$name.log)"
+echo "    cbmc $name: NOT proven (cbmc exit $rc, $cost; log $TW_BUILD/verify-cbmc-$name.log)"
 [ -z "$failed" ] || indent "$failed"
 exit 1

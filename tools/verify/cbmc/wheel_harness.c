@@ -2,17 +2,21 @@
 /*
  * CBMC harness of the twheel core: twheel/wheel.c, unchanged, built against
  * the host shim of tools/testing/twheel (with include/linux/bitops.h of this
- * directory in front of it: builtins instead of x86 asm).
+ * directory in front of it: builtins instead of x86 asm) and the proof's
+ * copy of wheel.h (tools/verify/cbmc.sh: the geometry's capacity, the list
+ * heads in objects of their own).
  *
  * The wheel is driven by the operations of SCRIPT (below) on NODES nodes:
- *   arm      a node not in the wheel, at any 64-bit deadline: in the past,
- *            now, within a level, beyond the horizon (overflow list), beyond
- *            TW_MAX_TICK (clamped)
+ *   arm      a node not in the wheel, at any deadline below 2^TICK_BITS
+ *            (with TICK_HIGH also near, at and beyond TW_MAX_TICK, clamped;
+ *            any 64-bit one without TICK_BITS): in the past, now, within a
+ *            level, beyond the horizon (overflow list)
  *   cancel   a node in the wheel (tw_wheel_del())
  *   advance  to any tick (tw_wheel_advance(), or tw_wheel_advance_budget()
- *            with any budget when BUDGET is set): backwards, by one, by
- *            any number of ticks, to U64_MAX
+ *            with any budget): backwards, to the clock, by one, by any
+ *            number of ticks
  *   forward  tw_wheel_forward() to any tick
+ *   end      tw_wheel_advance() to the last tick: the wheel must be empty
  * from a clock starting at any tick, on a BITS x LEVELS geometry (the
  * arguments of tw_wheel_init(), checked against TW_MIN_BITS etc.).
  *
@@ -36,7 +40,7 @@
  *   - pending counts the armed nodes; the clock follows the model's.
  * Far deadlines (overflow list) are covered by the same assertions: a node
  * armed beyond the horizon must come out exactly at its deadline.
- * At the end, an unbudgeted advance to U64_MAX must empty the wheel.
+ * CBMC's default checks (array bounds, pointers, shifts) hold throughout.
  */
 #include <linux/bitops.h>
 
@@ -61,17 +65,61 @@ enum { OP_ARM, OP_CANCEL, OP_ADVANCE, OP_FORWARD, OP_NR };
 
 static struct tw_wheel w;
 /*
+ * The list heads of the wheel, in objects of their own (see cbmc.sh: the
+ * proof's copy of wheel.h declares them as pointers, w.buckets[b],
+ * w.overflow and w.scanned reach them unchanged). The buckets are an array
+ * of their one member, so that a load or store of a head's first pointer
+ * at a symbolic bucket is one of an array element of the same type.
+ */
+#ifndef TW_HEADS_APART
+#error "the proof's copy of wheel.h (tools/verify/cbmc.sh) is not first on the include path"
+#endif
+static struct hlist_node *bucket_array[TW_MAX_BUCKETS];
+static struct hlist_head overflow_obj, scanned_obj;
+/*
  * Separate objects, each reached through a constant pointer (node_at()): a
  * symbolic index into an array of nodes would make CBMC model every
  * store through a node pointer as a byte-level update of the whole array.
+ * Only NODES of them exist, so that no pointer may point at another.
  */
-static struct tw_node node0, node1, node2, node3;
-static struct tw_node *const node[4] = { &node0, &node1, &node2, &node3 };
+static struct tw_node node0;
+#if NODES > 1
+static struct tw_node node1;
+#endif
+#if NODES > 2
+static struct tw_node node2;
+#endif
+#if NODES > 3
+static struct tw_node node3;
+#endif
 
-/* The node of index @i, one of the separate objects. */
+/* The node of index @i < NODES, one of the separate objects. */
 static struct tw_node *node_at(unsigned int i)
 {
-	return i == 0 ? &node0 : i == 1 ? &node1 : i == 2 ? &node2 : &node3;
+#if NODES > 3
+	if (i == 3)
+		return &node3;
+#endif
+#if NODES > 2
+	if (i == 2)
+		return &node2;
+#endif
+#if NODES > 1
+	if (i == 1)
+		return &node1;
+#endif
+	return &node0;
+}
+
+/* The index of node @t, NODES if it is none of them. */
+static unsigned int node_index(const struct tw_node *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < NODES; i++)
+		if (t == node_at(i))
+			return i;
+	return NODES;
 }
 
 static bool armed[NODES];
@@ -80,12 +128,18 @@ static u64 clk;		/* the model's clock: first tick not processed */
 
 /*
  * TICK_BITS: every tick the harness passes (start, deadlines, advance and
- * forward targets) is below 2^TICK_BITS, and TW_PLACES is TICK_BITS in the
- * proof's copy of wheel.h; without it, any 64-bit tick.
+ * forward targets) is below 2^TICK_BITS; with TICK_HIGH as well, or in the
+ * last 2^TICK_BITS ticks before TW_MAX_TICK, or anywhere above it (up to
+ * U64_MAX: clamped, the clock saturates there). Without TICK_BITS, any
+ * 64-bit tick.
  */
 #ifdef TICK_BITS
 #define TICK_END	BIT_ULL(TICK_BITS)
+#ifdef TICK_HIGH
+#define TICK_LAST	U64_MAX
+#else
 #define TICK_LAST	(TICK_END - 1)
+#endif
 #else
 #define TICK_LAST	U64_MAX
 #endif
@@ -95,7 +149,11 @@ static u64 any_tick(void)
 	u64 t = nondet_u64();
 
 #ifdef TICK_BITS
+#ifdef TICK_HIGH
+	__CPROVER_assume(t < TICK_END || t >= TW_MAX_TICK - TICK_END);
+#else
 	__CPROVER_assume(t < TICK_END);
+#endif
 #endif
 	return t;
 }
@@ -151,9 +209,7 @@ static void check_expired(struct hlist_head *expired, u64 now,
 	while (pos) {
 		struct tw_node *t = hlist_entry(pos, struct tw_node, entry);
 
-		/* Branch-free (cbmc runs path by path, see cbmc.sh). */
-		idx = t == node[0] ? 0 : t == node[1] ? 1 : t == node[2] ? 2 :
-		      t == node[3] ? 3 : 4;
+		idx = node_index(t);
 		__CPROVER_assert(idx < NODES, "expired node is ours");
 		__CPROVER_assert(!seen[idx], "exactly once: on the list once");
 		seen[idx] = true;
@@ -213,10 +269,18 @@ static void op_advance(u64 now, bool budgeted)
 	__CPROVER_assert(left <= budget, "budget only goes down");
 	__CPROVER_assert(count <= budget, "no more expired than the budget");
 	__CPROVER_assert(next == tw_wheel_next(&w), "*next is tw_wheel_next()");
-	check_expired(&expired, now, count, false);
-	/* Cut short, the clock stays on the tick whose work is left. */
+	/* Budget left: the pass was not cut short, as tw_wheel_advance(). */
+	check_expired(&expired, now, count, left > 0);
+	t = clamp_tick(now);
+	if (left) {
+		clk = t >= clk ? clamp_tick(t + 1) : clk;
+		return;
+	}
+	/* Maybe cut short: the clock stays on the tick whose work is left. */
+	__CPROVER_assert(w.clk >= clk, "the clock never goes back");
+	__CPROVER_assert(w.clk == clk || w.clk <= t + 1,
+			 "the clock never passes now + 1");
 	clk = w.clk;
-	__CPROVER_assert(clk <= clamp_tick(now) + 1, "the clock never passes now + 1");
 }
 
 static void op_forward(u64 now)
@@ -227,9 +291,9 @@ static void op_forward(u64 now)
 
 /*
  * SCRIPT: the operations, one letter each: A arm, C cancel, V advance, B
- * budgeted advance, F forward, ? any of A C V F (B instead of V with
- * BUDGET); the node and every tick are nondeterministic. A fixed letter
- * costs cbmc one path where ? costs four.
+ * budgeted advance, F forward, E advance to the last tick, ? any of A C V F
+ * (B instead of V with BUDGET); the node and every tick are
+ * nondeterministic. A fixed letter costs less than ?, which is all four.
  */
 #ifndef SCRIPT
 #define SCRIPT	"?????"
@@ -254,6 +318,12 @@ static void run_op(char c)
 	case 'F':
 		op = OP_FORWARD;
 		break;
+	case 'E':
+		/* To the last tick: whatever is armed comes out. */
+		op_advance(TICK_LAST, false);
+		__CPROVER_assert(nr_armed() == 0, "everything armed came out");
+		check_state();
+		return;
 	default:
 		op = nondet_uint();
 		__CPROVER_assume(op < OP_NR);
@@ -286,19 +356,18 @@ int main(void)
 	u64 start = any_tick();
 	unsigned int step, i;
 
+	w.buckets = (struct hlist_head *)bucket_array;
+	w.overflow_head = &overflow_obj;
+	w.scanned_head = &scanned_obj;
 	__CPROVER_assert(tw_wheel_init(&w, BITS, LEVELS, start) == 0,
 			 "geometry accepted");
 	clk = clamp_tick(start);
 	for (i = 0; i < NODES; i++)
-		tw_node_init(node[i]);
+		tw_node_init(node_at(i));
 	check_state();
 
 	for (step = 0; step < sizeof(script) - 1; step++)
 		run_op(script[step]);
 
-	/* Whatever is left comes out, exactly once, and the wheel is empty. */
-	op_advance(TICK_LAST, false);
-	check_state();
-	__CPROVER_assert(nr_armed() == 0, "everything armed came out");
 	return 0;
 }
