@@ -73,8 +73,11 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		}
 		raw_spin_lock_init(&base->lock);
 		base->next_tick = TW_NO_TICK;
-		INIT_HLIST_HEAD(&base->expired);
-		INIT_HLIST_HEAD(&base->run);
+		INIT_LIST_HEAD(&base->fq_active);
+		for (i = 0; i < TW_FAIR_QUEUES; i++) {
+			INIT_HLIST_HEAD(&base->fq[i].head);
+			INIT_LIST_HEAD(&base->fq[i].link);
+		}
 		base->cpu = cpu;
 		twheel_hrtimer_setup(&base->tick, tw_tick_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_ABS_PINNED);
@@ -114,6 +117,20 @@ static unsigned long tw_idle_all(struct hlist_head *list, unsigned long max)
 	return n;
 }
 
+/* Make at most @max expired timers of @base idle; return how many. */
+static unsigned long tw_idle_expired(struct twheel_base *base,
+				     unsigned long max)
+{
+	struct twheel_timer *t;
+	unsigned long n = 0;
+
+	while (n < max && (t = tw_fq_take(base))) {
+		WRITE_ONCE(t->state, TWHEEL_IDLE);
+		n++;
+	}
+	return n;
+}
+
 /*
  * Take every timer off @base at unload, in bounded chunks. Return how many
  * there were.
@@ -127,11 +144,8 @@ static unsigned long tw_drain_base(struct twheel_base *base)
 		raw_spin_lock_irqsave(&base->lock, flags);
 		n = tw_wheel_drain(&base->wheel, &list, TW_PASS_BUDGET);
 		tw_idle_all(&list, n);
-		if (!n) {
-			n = tw_idle_all(&base->run, TW_PASS_BUDGET);
-			n += tw_idle_all(&base->expired, TW_PASS_BUDGET - n);
-			base->nr_expired -= n;
-		}
+		if (!n)
+			n = tw_idle_expired(base, TW_PASS_BUDGET);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		left += n;
 		cond_resched();
