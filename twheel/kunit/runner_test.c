@@ -267,6 +267,8 @@ static void twr_mixed_batch(struct kunit *test)
 #define TWR_FAIR_N		(4 * TW_PASS_BUDGET)
 /* The groups: the flood's (the in-kernel default) and two others. */
 #define TWR_FAIR_GROUPS		3
+/* Their deadline: this far ahead of the first arm. */
+#define TWR_FAIR_AHEAD_MS	1000
 
 struct twr_fair;
 
@@ -385,7 +387,11 @@ static struct twr_fair *twr_fair_arm(struct kunit *test,
 			     (cancel ? ARRAY_SIZE(f->late) : 0));
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twr_fair_stop, f));
-	f->deadline = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	/*
+	 * Far enough for every arm to be made before it, even on an emulated
+	 * debug guest: the turns are those of timers due together.
+	 */
+	f->deadline = ktime_get_ns() + TWR_FAIR_AHEAD_MS * NSEC_PER_MSEC;
 	/* The others amid the flood: its order in a bucket does not help. */
 	for (i = 0; i < nr_flood; i++) {
 		if (k < ARRAY_SIZE(f->other) &&
@@ -399,6 +405,9 @@ static struct twr_fair *twr_fair_arm(struct kunit *test,
 						       TWHEEL_ABS, f->cpu));
 	}
 	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(f->other), k);
+	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + twheel_tick_ns(), f->deadline,
+			    "arming took over %u ms: the timers are not due together",
+			    TWR_FAIR_AHEAD_MS);
 	KUNIT_ASSERT_TRUE(test, twr_wait(&f->done));
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
 	return f;
