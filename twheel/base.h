@@ -45,7 +45,11 @@
  * queued. The workqueue (per-CPU, concurrency managed) starts that one only
  * if the callback sleeps, so a sleeping callback delays only itself, up to
  * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
- * after the other as before.
+ * after the other as before. On PREEMPT_RT a callback may also block on a
+ * spinlock_t, a sleeping lock there whose waits the workqueue does not see:
+ * there the runners are CPU intensive (base_init.c), so a queued one
+ * starts at once in a worker of its own, and a callback blocked on a lock
+ * holds back only itself there too.
  *
  * Fairness: the expired timers of a base wait for a runner in
  * TW_FAIR_QUEUES FIFO queues (struct tw_fq), a timer in queue

@@ -32,6 +32,20 @@ static void tw_free_bases(void)
 	}
 }
 
+/*
+ * The runners' workqueue: per-CPU, high priority, and on PREEMPT_RT CPU
+ * intensive. There a spinlock_t is a sleeping lock whose waits the
+ * workqueue's concurrency management does not see (they do not go through
+ * schedule()'s wq_worker_sleeping()), so a callback blocked on one (a
+ * /dev/twheel expiry waiting for its file's lock, held by the file's own
+ * reader) would hold back every other runner of its CPU, and with them the
+ * other users' timers that their turns would run (see "Runners" and
+ * "Fairness" in base.h). CPU-intensive work items take no part in that
+ * management: each queued runner starts at once in a worker of its own.
+ */
+#define TW_WQ_FLAGS	(WQ_HIGHPRI | TWHEEL_WQ_PERCPU |		\
+			 (IS_ENABLED(CONFIG_PREEMPT_RT) ? WQ_CPU_INTENSIVE : 0))
+
 /**
  * twheel_bases_init() - set up every possible CPU's base
  * @tick_us:	tick length in us (validated by the caller)
@@ -55,7 +69,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 	tw_nr_levels = levels;
 	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
 
-	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI | TWHEEL_WQ_PERCPU, 0);
+	twheel_wq = alloc_workqueue("twheel", TW_WQ_FLAGS, 0);
 	if (!twheel_wq)
 		return -ENOMEM;
 
