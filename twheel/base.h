@@ -172,11 +172,11 @@
  *    lock (take the timer, mark it running, and after its callback clear
  *    that), no memory barrier (cancel_sync's waiters are counted under the
  *    lock), a clock read per TW_CLOCK_BATCH callbacks (and after each
- *    periodic one), and a prefetch of the next timer. Per pass of TW_PASS_BUDGET timers: one clock read, before the
- *    base lock is taken (so never with interrupts off on PREEMPT_RT, where
- *    the tick runs in a thread), and two local_clock() reads that time the
- *    pass for debugfs pass_max_us; a runner catching up also drops the lock
- *    between passes.
+ *    periodic one), and a prefetch of the next timer. Per pass of
+ *    TW_PASS_BUDGET timers: one clock read, before the base lock is taken
+ *    (so never with interrupts off on PREEMPT_RT, where the tick runs in a
+ *    thread), and two local_clock() reads that time the pass for debugfs
+ *    pass_max_us; a runner catching up also drops the lock between passes.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
