@@ -48,8 +48,6 @@
 #include <sys/resource.h>
 #include <sys/timerfd.h>
 
-#include <sys/utsname.h>
-
 #include "twheel_users.h"
 #include "twheel_ring.h"
 #include "kselftest_harness.h"
@@ -946,16 +944,6 @@ static int64_t worst(const int64_t *v, int n)
 	return w == INT64_MIN ? INT64_MAX : w;
 }
 
-/* A PREEMPT_RT or KCSAN kernel (see the victim's check below). */
-static bool known_unfair(void)
-{
-	struct utsname u;
-
-	if (access("/sys/kernel/debug/kcsan", F_OK) == 0)
-		return true;
-	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
-}
-
 TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 {
 	int cpus[MAX_ATT], n, i, vpid, status;
@@ -1114,16 +1102,10 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 	ss = NULL;
 
 	/*
-	 * The victim's lateness, last. Known not to hold where callbacks are
-	 * slow or the tick is a thread (PREEMPT_RT, KCSAN): the victim's
-	 * callback waits on its CPU's runner queue behind the attackers',
-	 * as nothing yet shares the runners fairly between users. There
-	 * the miss is reported as a skip with its figures, never as a pass;
-	 * every other kernel of make check holds the bound.
+	 * The victim's lateness, last, on every kernel: its callback waits in
+	 * its own user's queue on its CPU, served in turn with each attacker's
+	 * (base.h "Fairness"), not behind their thousands.
 	 */
-	if (tw_w > bound && known_unfair())
-		SKIP(return, "victim %lld us late against a bound of %lld us: no fairness between users' callbacks on this kernel yet",
-		     (long long)(tw_w / 1000), (long long)(bound / 1000));
 	EXPECT_LE(tw_w, bound)
 		TH_LOG("another user's storm made the victim's timers late");
 }

@@ -47,6 +47,7 @@ void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 	tw_node_init(&timer->node);
 	if (flags & TWHEEL_TIMER_TICK)
 		timer->node.flags = TW_NODE_TICK;
+	timer->node.group = 0;
 	timer->func = func;
 	timer->deadline = 0;
 	timer->period = 0;
@@ -56,3 +57,27 @@ void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 	timer->state = TWHEEL_IDLE;
 }
 EXPORT_SYMBOL_GPL(twheel_timer_setup);
+
+/**
+ * twheel_timer_set_group() - put a timer's callbacks in a fairness group
+ * @timer:	timer set up with twheel_timer_setup()
+ * @group:	the group; 0, every timer's after set-up, is the in-kernel one
+ *
+ * The expired timers of a CPU wait for their callbacks in one queue per
+ * group, served round robin one callback at a time (see "Fairness" in
+ * twheel/base.h): a group's timers wait behind at most one callback of each
+ * other group. A CPU has TW_FAIR_QUEUES queues, group g takes queue
+ * g % TW_FAIR_QUEUES: give small numbers (an IDA), so that groups share a
+ * queue only when more than that many are in use. TWHEEL_TIMER_TICK timers
+ * run in the tick and are in no queue.
+ *
+ * Context: any. The timer must be neither pending nor waiting for its
+ * callback (idle, or running its callback): the group says which queue it
+ * is on while it waits.
+ */
+void twheel_timer_set_group(struct twheel_timer *timer, u32 group)
+{
+	WARN_ON_ONCE(twheel_pending(timer));
+	WRITE_ONCE(timer->node.group, group);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_set_group);

@@ -23,7 +23,8 @@
  *
  * Expiry: the hrtimer callback (hard interrupt; a softirq thread on
  * PREEMPT_RT) advances the wheel to the current tick and moves the due
- * timers to the base's expired batch, then queues a runner (a work item)
+ * timers to the base's queues of expired timers (see "Fairness"), then
+ * queues a runner (a work item)
  * on its CPU. A TWHEEL_TIMER_TICK timer is not handed to a runner: its
  * callback runs in the pass that expires it, under the base lock, and the
  * pass re-arms it if it is periodic.
@@ -44,7 +45,31 @@
  * queued. The workqueue (per-CPU, concurrency managed) starts that one only
  * if the callback sleeps, so a sleeping callback delays only itself, up to
  * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
- * after the other as before.
+ * after the other as before. On PREEMPT_RT a callback may also block on a
+ * spinlock_t, a sleeping lock there whose waits the workqueue does not see:
+ * there the runners are CPU intensive (base_init.c), so a queued one
+ * starts at once in a worker of its own, and a callback blocked on a lock
+ * holds back only itself there too.
+ *
+ * Fairness: the expired timers of a base wait for a runner in
+ * TW_FAIR_QUEUES FIFO queues (struct tw_fq), a timer in queue
+ * group % TW_FAIR_QUEUES of its group (twheel_timer_set_group(), node.group;
+ * /dev/twheel gives each user a group, in-kernel timers are group 0). The
+ * queues with timers are on a round-robin list (@fq_active), and a runner
+ * takes one timer from the queue at its head and moves that queue to its
+ * tail, as a CPU scheduler shares a CPU between tasks (with a quantum of
+ * one callback, not a time slice: the wait is bounded in callbacks). So a
+ * timer that expires waits behind at most one callback of each other
+ * group with expired timers on its CPU, whatever the number another group
+ * made expire there: a user who expires thousands of timers per tick on a
+ * CPU delays another user's timer by one of its callbacks, not by
+ * thousands. Within a queue the order is FIFO, so a timer that keeps
+ * expiring (a periodic one) cannot starve an older one of its group. All of
+ * it is O(1) per timer: the queue is the group's low bits (no lookup, no
+ * allocation under the raw lock), the appends and removals are hlist
+ * operations with a tail pointer. Groups are small numbers (the device's
+ * come from an IDA), so groups share a queue only when more than
+ * TW_FAIR_QUEUES are in use on a CPU; those then share its turns.
  *
  * Running timers stay put (timer_list's and hrtimer's invariant): while its
  * callback runs, a timer is in no wheel or list and its base does not
@@ -140,17 +165,18 @@
  *    timer went idle); otherwise one lock, an inline O(1) unlink, and the
  *    tick hrtimer is cancelled only when the wheel became empty.
  *  - Expiry, per timer: a cascade for each level above 0 it passes
- *    through; in the tick's pass a splice of its bucket into the batch and
- *    one write (its state: the batch becomes the expired list whole); in
- *    a runner one hold of the base lock (take the timer, mark it running,
- *    and after its callback clear that), no memory barrier (cancel_sync's
- *    waiters are counted under the lock), a clock read per TW_CLOCK_BATCH
- *    callbacks (and after each periodic one), and a prefetch of the next
- *    timer. Per pass of TW_PASS_BUDGET timers: one clock read, before the
- *    base lock is taken (so never with interrupts off on PREEMPT_RT, where
- *    the tick runs in a thread), and two local_clock() reads that time the
- *    pass for debugfs pass_max_us; a runner catching up also drops the lock
- *    between passes.
+ *    through; in the tick's pass a splice of its bucket into the batch,
+ *    its state and an append to its group's queue (a tail pointer, the
+ *    queue's link on the round-robin list if it was empty); in a runner
+ *    the move of its queue to the tail of that list, one hold of the base
+ *    lock (take the timer, mark it running, and after its callback clear
+ *    that), no memory barrier (cancel_sync's waiters are counted under the
+ *    lock), a clock read per TW_CLOCK_BATCH callbacks (and after each
+ *    periodic one), and a prefetch of the next timer. Per pass of
+ *    TW_PASS_BUDGET timers: one clock read, before the base lock is taken
+ *    (so never with interrupts off on PREEMPT_RT, where the tick runs in a
+ *    thread), and two local_clock() reads that time the pass for debugfs
+ *    pass_max_us; a runner catching up also drops the lock between passes.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
@@ -192,6 +218,26 @@
  */
 #define TW_RUNNERS		4
 
+/*
+ * Queues of expired timers per base, served round robin (a power of 2: the
+ * queue of a group is its low bits). See "Fairness" above.
+ */
+#define TW_FAIR_QUEUES		64
+
+/**
+ * struct tw_fq - the expired timers of one queue of a base, oldest first
+ * @head:	the timers, by node.entry
+ * @last:	the newest one's node.entry, NULL while @head is empty
+ * @link:	on the base's @fq_active while @head is not empty, else empty
+ *
+ * Under the base lock.
+ */
+struct tw_fq {
+	struct hlist_head	head;
+	struct hlist_node	*last;
+	struct list_head	link;
+};
+
 enum tw_runner_state {
 	TW_RUNNER_IDLE,		/* not queued */
 	TW_RUNNER_LOOKING,	/* queued, or looking for a timer to run */
@@ -232,8 +278,8 @@ struct tw_runner {
  * @lock:	protects every field below except @cpu (constant), the
  *		runners' work items and @csd (which have their own
  *		synchronisation), and the twheel_timer fields (node, deadline,
- *		period, overruns, cpu, mode, state) of every timer in @wheel,
- *		@expired or @run, or running on a runner.
+ *		period, overruns, cpu, mode, state) of every timer in @wheel
+ *		or a queue of @fq, or running on a runner.
  *		A raw spinlock: the remote-reprogram IPI takes it in hard
  *		interrupt context on every kernel, the tick hrtimer in hard
  *		interrupt context (softirq on PREEMPT_RT); so always with
@@ -249,12 +295,9 @@ struct tw_runner {
  *		is not, 0 while the tick's pass runs (a stale value that is
  *		too large only causes a spurious reprogram; it is never
  *		smaller than the tick the hrtimer fires at)
- * @expired:	timers expired by the tick, waiting for a runner
- * @run:	the generation of expired timers the runners are going
- *		through; it takes @expired over only when @run is empty, so a
- *		timer that keeps expiring (a periodic one) cannot starve older
- *		ones
- * @nr_expired:	number of timers on @expired and @run
+ * @fq_active:	the queues of @fq with timers, in the order the runners
+ *		serve them: one timer from the first, which then goes last
+ * @nr_expired:	number of timers on @fq
  * @runner:	the work items that run callbacks, see struct tw_runner
  * @nr_running:	runners whose @running is set: while it is 0, the arm and
  *		cancel paths need not look for a runner of their timer
@@ -270,13 +313,14 @@ struct tw_runner {
  * @waiters:	twheel_cancel_sync() callers sleeping on @waitq
  * @csd:	IPI asking @cpu to reprogram @tick
  * @csd_pending: @csd is queued and has not run yet (unload waits for it)
+ * @fq:		timers expired by the tick, waiting for a runner, one FIFO
+ *		queue per group's low bits (see "Fairness")
  */
 struct twheel_base {
 	raw_spinlock_t		lock;	/* see above */
 	struct tw_wheel		wheel;
 	u64			next_tick;
-	struct hlist_head	expired;
-	struct hlist_head	run;
+	struct list_head	fq_active;
 	unsigned long		nr_expired;
 	struct tw_runner	runner[TW_RUNNERS];
 	unsigned int		nr_running;
@@ -289,6 +333,7 @@ struct twheel_base {
 	unsigned int		waiters;
 	call_single_data_t	csd;
 	bool			csd_pending;
+	struct tw_fq		fq[TW_FAIR_QUEUES];
 };
 
 /* driver.h's geometry limits are the wheel's. */

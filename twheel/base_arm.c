@@ -74,8 +74,7 @@ static __always_inline int tw_detach(struct twheel_base *base,
 		break;
 	case TWHEEL_EXPIRED:
 		/* This arming was counted as expired already. */
-		hlist_del_init(&t->node.entry);
-		base->nr_expired--;
+		tw_fq_del(base, t);
 		ret = 1;
 		break;
 	default:

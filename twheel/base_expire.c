@@ -253,39 +253,30 @@ static void tw_expire_tick(struct twheel_base *base, struct twheel_timer *t,
  * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
  * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
  * re-arm the periodic ones, lowering *@next to their tick), hand the others
- * to @base's runners: they stay on @batch, in order, and the list is put in
- * front of @base->expired whole. One write per timer (its state), none to
- * its neighbours. Base lock held, interrupts off; O(nodes on @batch), which
- * the caller bounds.
+ * to @base's runners: each is appended to its group's queue, in order (see
+ * "Fairness" in base.h). Base lock held, interrupts off; O(nodes on
+ * @batch), which the caller bounds.
  */
 static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 		      unsigned long n, u64 now, u64 *next)
 {
-	struct hlist_node *last = NULL;
 	struct twheel_timer *t;
 	struct hlist_node *tmp;
-	unsigned long queued = 0;
+	bool queued = false;
 
 	twheel_stat_add(expired, n);
 	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
+		hlist_del(&t->node.entry);
 		if (likely(!(t->node.flags & TW_NODE_TICK))) {
 			WRITE_ONCE(t->state, TWHEEL_EXPIRED);
-			last = &t->node.entry;
-			queued++;
+			tw_fq_add(base, t);
+			queued = true;
 			continue;
 		}
-		hlist_del(&t->node.entry);
 		tw_expire_tick(base, t, now, next);
 	}
 	if (!queued)
 		return;
-	/* @batch, first to @last, goes in front of @base->expired. */
-	last->next = base->expired.first;
-	if (last->next)
-		last->next->pprev = &last->next;
-	base->expired.first = batch->first;
-	batch->first->pprev = &base->expired.first;
-	base->nr_expired += queued;
 	/*
 	 * Between its CPU going down and the migration of its timers, a base's
 	 * hrtimer runs elsewhere: so do its runners then.
@@ -441,22 +432,19 @@ static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 }
 
 /*
- * The next expired timer of @base, off its list, or NULL. None of them is
- * running: a running timer is in no list. Base lock held.
+ * The next expired timer of @base, off its queue (round robin between the
+ * groups, see "Fairness" in base.h), or NULL. None of them is running: a
+ * running timer is in no list. Base lock held.
  */
 static struct twheel_timer *tw_take(struct twheel_base *base)
 {
-	struct twheel_timer *t;
+	struct twheel_timer *t = tw_fq_take(base);
+	struct tw_fq *fq;
 
-	if (hlist_empty(&base->run))
-		hlist_move_list(&base->expired, &base->run);
-	if (hlist_empty(&base->run))
-		return NULL;
-	t = hlist_entry(base->run.first, struct twheel_timer, node.entry);
-	hlist_del_init(&t->node.entry);
 	/* The runner writes the next one too, soon: one timer, one line. */
-	if (base->run.first)
-		prefetchw(base->run.first);
+	fq = list_first_entry_or_null(&base->fq_active, struct tw_fq, link);
+	if (fq)
+		prefetchw(fq->head.first);
 	return t;
 }
 
@@ -510,7 +498,6 @@ void tw_work_fn(struct work_struct *work)
 		t = tw_take(base);
 		if (!t)
 			break;
-		base->nr_expired--;
 		periodic = t->mode != TWHEEL_MODE_ONESHOT;
 		deadline = t->deadline;
 		func = t->func;

@@ -16,27 +16,21 @@
 #include "stats.h"
 
 /*
- * Move at most *@budget expired timers on @from (a batch of @old) to @new's
- * batch. Return: how many moved.
+ * Move at most @budget expired timers of @old to @new's queues, each to its
+ * group's (the order in which @old would run them). Return: how many moved.
  */
 static unsigned long tw_move_expired(struct twheel_base *old,
 				     struct twheel_base *new,
-				     struct hlist_head *from,
-				     unsigned long *budget)
+				     unsigned long budget)
 {
 	struct twheel_timer *t;
 	unsigned long n = 0;
 
-	while (!hlist_empty(from) && *budget) {
-		(*budget)--;
-		t = hlist_entry(from->first, struct twheel_timer, node.entry);
-		hlist_del(&t->node.entry);
-		hlist_add_head(&t->node.entry, &new->expired);
+	while (n < budget && (t = tw_fq_take(old))) {
+		tw_fq_add(new, t);
 		WRITE_ONCE(t->cpu, new->cpu);
 		n++;
 	}
-	old->nr_expired -= n;
-	new->nr_expired += n;
 	return n;
 }
 
@@ -61,9 +55,8 @@ static bool tw_migrate_some(struct twheel_base *old, struct twheel_base *new)
 		tw_wheel_add(&new->wheel, &t->node, t->node.expires);
 		WRITE_ONCE(t->cpu, new->cpu);
 	}
-	n += tw_move_expired(old, new, &old->run, &budget);
-	n += tw_move_expired(old, new, &old->expired, &budget);
-	if (!hlist_empty(&new->expired))
+	n += tw_move_expired(old, new, budget);
+	if (new->nr_expired)
 		tw_kick(new, new->cpu);
 	twheel_stat_add(migrated, n);
 	tw_reprogram_next(new);

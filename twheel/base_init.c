@@ -32,6 +32,20 @@ static void tw_free_bases(void)
 	}
 }
 
+/*
+ * The runners' workqueue: per-CPU, high priority, and on PREEMPT_RT CPU
+ * intensive. There a spinlock_t is a sleeping lock whose waits the
+ * workqueue's concurrency management does not see (they do not go through
+ * schedule()'s wq_worker_sleeping()), so a callback blocked on one (a
+ * /dev/twheel expiry waiting for its file's lock, held by the file's own
+ * reader) would hold back every other runner of its CPU, and with them the
+ * other users' timers that their turns would run (see "Runners" and
+ * "Fairness" in base.h). CPU-intensive work items take no part in that
+ * management: each queued runner starts at once in a worker of its own.
+ */
+#define TW_WQ_FLAGS	(WQ_HIGHPRI | TWHEEL_WQ_PERCPU |		\
+			 (IS_ENABLED(CONFIG_PREEMPT_RT) ? WQ_CPU_INTENSIVE : 0))
+
 /**
  * twheel_bases_init() - set up every possible CPU's base
  * @tick_us:	tick length in us (validated by the caller)
@@ -55,7 +69,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 	tw_nr_levels = levels;
 	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
 
-	twheel_wq = alloc_workqueue("twheel", WQ_HIGHPRI | TWHEEL_WQ_PERCPU, 0);
+	twheel_wq = alloc_workqueue("twheel", TW_WQ_FLAGS, 0);
 	if (!twheel_wq)
 		return -ENOMEM;
 
@@ -73,8 +87,11 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 		}
 		raw_spin_lock_init(&base->lock);
 		base->next_tick = TW_NO_TICK;
-		INIT_HLIST_HEAD(&base->expired);
-		INIT_HLIST_HEAD(&base->run);
+		INIT_LIST_HEAD(&base->fq_active);
+		for (i = 0; i < TW_FAIR_QUEUES; i++) {
+			INIT_HLIST_HEAD(&base->fq[i].head);
+			INIT_LIST_HEAD(&base->fq[i].link);
+		}
 		base->cpu = cpu;
 		twheel_hrtimer_setup(&base->tick, tw_tick_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_ABS_PINNED);
@@ -114,6 +131,20 @@ static unsigned long tw_idle_all(struct hlist_head *list, unsigned long max)
 	return n;
 }
 
+/* Make at most @max expired timers of @base idle; return how many. */
+static unsigned long tw_idle_expired(struct twheel_base *base,
+				     unsigned long max)
+{
+	struct twheel_timer *t;
+	unsigned long n = 0;
+
+	while (n < max && (t = tw_fq_take(base))) {
+		WRITE_ONCE(t->state, TWHEEL_IDLE);
+		n++;
+	}
+	return n;
+}
+
 /*
  * Take every timer off @base at unload, in bounded chunks. Return how many
  * there were.
@@ -127,11 +158,8 @@ static unsigned long tw_drain_base(struct twheel_base *base)
 		raw_spin_lock_irqsave(&base->lock, flags);
 		n = tw_wheel_drain(&base->wheel, &list, TW_PASS_BUDGET);
 		tw_idle_all(&list, n);
-		if (!n) {
-			n = tw_idle_all(&base->run, TW_PASS_BUDGET);
-			n += tw_idle_all(&base->expired, TW_PASS_BUDGET - n);
-			base->nr_expired -= n;
-		}
+		if (!n)
+			n = tw_idle_expired(base, TW_PASS_BUDGET);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		left += n;
 		cond_resched();

@@ -15,6 +15,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -175,6 +176,70 @@ static inline void tw_maybe_idle(struct twheel_base *base)
 {
 	if (!base->wheel.pending && base->next_tick != TW_NO_TICK)
 		__tw_maybe_idle(base);
+}
+
+/* The queue of @base that @t waits on while it is expired ("Fairness"). */
+static inline struct tw_fq *tw_fq_of(struct twheel_base *base,
+				     const struct twheel_timer *t)
+{
+	return &base->fq[t->node.group & (TW_FAIR_QUEUES - 1)];
+}
+
+/*
+ * Append expired @t (in no list) to its queue on @base, which joins the
+ * round-robin list if it was empty: O(1). Base lock held.
+ */
+static inline void tw_fq_add(struct twheel_base *base, struct twheel_timer *t)
+{
+	struct tw_fq *fq = tw_fq_of(base, t);
+
+	if (fq->last) {
+		hlist_add_behind(&t->node.entry, fq->last);
+	} else {
+		hlist_add_head(&t->node.entry, &fq->head);
+		list_add_tail(&fq->link, &base->fq_active);
+	}
+	fq->last = &t->node.entry;
+	base->nr_expired++;
+}
+
+/*
+ * Take expired @t off its queue on @base, wherever it is in it: O(1) (the
+ * node before @t, if any, is the one whose @next its @pprev points to).
+ * Base lock held.
+ */
+static inline void tw_fq_del(struct twheel_base *base, struct twheel_timer *t)
+{
+	struct hlist_node *n = &t->node.entry;
+	struct tw_fq *fq = tw_fq_of(base, t);
+
+	if (fq->last == n)
+		fq->last = n->pprev == &fq->head.first ? NULL :
+			   container_of(n->pprev, struct hlist_node, next);
+	hlist_del_init(n);
+	if (!fq->last)
+		list_del_init(&fq->link);
+	base->nr_expired--;
+}
+
+/*
+ * The next expired timer of @base to run, off its queue, or NULL: the
+ * oldest of the queue at the head of the round-robin list, which then goes
+ * to its tail. Base lock held.
+ */
+static inline struct twheel_timer *tw_fq_take(struct twheel_base *base)
+{
+	struct twheel_timer *t;
+	struct tw_fq *fq;
+
+	fq = list_first_entry_or_null(&base->fq_active, struct tw_fq, link);
+	if (!fq)
+		return NULL;
+	t = hlist_entry(fq->head.first, struct twheel_timer, node.entry);
+	tw_fq_del(base, t);
+	if (fq->last)
+		list_move_tail(&fq->link, &base->fq_active);
+	return t;
 }
 
 /* The runner of @base running @t's callback, or NULL. Base lock held. */

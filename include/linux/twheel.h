@@ -23,6 +23,13 @@
  * under the CPU's base lock, and is held to the rules given at
  * twheel_timer_setup().
  *
+ * Fairness: a CPU's expired timers wait for a runner in one queue per
+ * group (twheel_timer_set_group(); group 0 unless set), and the runners serve
+ * the queues round robin, one callback per turn. A timer thus waits behind
+ * at most one callback of each other group with expired timers on its CPU,
+ * however many timers another group made expire there: /dev/twheel puts
+ * each user's timers in a group of their own.
+ *
  * Periodic timers come in two modes: fixed rate (deadline n = first deadline
  * + n * period; periods that passed while the system or the callback was late
  * are counted in overruns and never replayed as a burst) and fixed delay
@@ -54,6 +61,9 @@
  * @bucket:	bucket index, or one of the TW_BUCKET_* markers
  * @cascades:	times this node moved down a level since it was armed
  * @flags:	TW_NODE_* state bits owned by the per-CPU driver
+ * @group:	the timer's fairness group, see twheel_timer_set_group()
+ *
+ * 32 bytes on 64-bit: @group fills what was padding.
  */
 struct tw_node {
 	struct hlist_node	entry;
@@ -61,6 +71,7 @@ struct tw_node {
 	u16			bucket;
 	u8			cascades;
 	u8			flags;
+	u32			group;
 };
 
 struct twheel_timer;
@@ -185,6 +196,7 @@ struct twheel_clock_timer {
 
 void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 			unsigned int flags);
+void twheel_timer_set_group(struct twheel_timer *timer, u32 group);
 int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
 		  unsigned int flags, int cpu);
 int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,

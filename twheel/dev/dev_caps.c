@@ -23,10 +23,17 @@
  * an atomic per level, touched once per level per arm, cancel or table.
  * The namespaces stay while the files are open: each file holds its
  * opener's credentials, those the namespace, and a namespace its parent.
+ *
+ * A user of the initial namespace also has a fairness group (a small
+ * number from an IDA, see twheel_timer_set_group()) for the callbacks of
+ * its timers and of those of its namespaces' users, who share it as they
+ * share its cap: another user's storm of expiries on a CPU delays them by
+ * one callback per group, not by the storm (dev_timer.c sets it).
  */
 #include <linux/atomic.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/idr.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
@@ -65,6 +72,9 @@ MODULE_PARM_DESC(max_timers_per_user,
  * @ref:	open files of the user and children, under twheel_users_lock
  * @nr:		timers and table slots charged at this level, against
  *		max_timers_per_user
+ * @group:	fairness group of the timers of the user's files: its own
+ *		(from twheel_groups) in the initial namespace, else its
+ *		parent's; constant
  */
 struct twheel_user {
 	struct hlist_node	node;
@@ -73,9 +83,12 @@ struct twheel_user {
 	struct twheel_user	*parent;
 	unsigned long		ref;
 	atomic_long_t		nr;
+	u32			group;
 };
 
 static DEFINE_HASHTABLE(twheel_users, 6);
+/* Fairness groups of the users of the initial namespace; 0 is in-kernel. */
+static DEFINE_IDA(twheel_groups);
 /* twheel_users and every ->ref; open() and release() only: may sleep. */
 static DEFINE_MUTEX(twheel_users_lock);
 
@@ -102,6 +115,8 @@ static void twheel_user_unref(struct twheel_user *u)
 	while (u && !--u->ref) {
 		WARN_ON_ONCE(atomic_long_read(&u->nr));
 		parent = u->parent;
+		if (!parent && u->group)
+			ida_free(&twheel_groups, u->group);
 		hash_del(&u->node);
 		kfree(u);
 		u = parent;
@@ -122,6 +137,7 @@ struct twheel_user *twheel_user_get(void)
 	struct twheel_user *u, *leaf = NULL, *child = NULL;
 	kuid_t uid = current_uid();
 	unsigned long key;
+	int group;
 
 	mutex_lock(&twheel_users_lock);
 	for (;;) {
@@ -133,9 +149,20 @@ struct twheel_user *twheel_user_get(void)
 			/* It holds its parents already. */
 			u->ref++;
 		} else {
+			group = 0;
+			if (ns == &init_user_ns) {
+				group = ida_alloc_min(&twheel_groups, 1,
+						      GFP_KERNEL);
+				if (group < 0)
+					break;
+			}
 			u = kzalloc(sizeof(*u), GFP_KERNEL);
-			if (!u)
+			if (!u) {
+				if (group)
+					ida_free(&twheel_groups, group);
 				break;
+			}
+			u->group = group;
 			u->ns = ns;
 			u->uid = uid;
 			u->ref = 1;
@@ -155,9 +182,26 @@ struct twheel_user *twheel_user_get(void)
 	/* No memory: give back what the chain took so far. */
 	twheel_user_unref(leaf);
 	leaf = NULL;
+	goto unlock;
 out:
+	/* The new users of the chain take the group of its top. */
+	for (child = leaf; child != u; child = child->parent)
+		child->group = u->group;
+unlock:
 	mutex_unlock(&twheel_users_lock);
 	return leaf;
+}
+
+/**
+ * twheel_user_group() - the fairness group of a user's timers
+ * @u:	from twheel_user_get()
+ *
+ * Return: the group of @u's user in the initial namespace, for
+ * twheel_timer_set_group().
+ */
+u32 twheel_user_group(const struct twheel_user *u)
+{
+	return u->group;
 }
 
 /**

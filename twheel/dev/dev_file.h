@@ -295,6 +295,7 @@ void twheel_uncharge(struct twheel_file *f, unsigned long n);
 unsigned long twheel_dev_max_per_user(void);
 struct twheel_user *twheel_user_get(void);
 void twheel_user_put(struct twheel_user *u);
+u32 twheel_user_group(const struct twheel_user *u);
 int twheel_dev_reserve(struct twheel_file *f, unsigned long n);
 void twheel_dev_unreserve(struct twheel_file *f, unsigned long n);
 

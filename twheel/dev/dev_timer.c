@@ -198,6 +198,13 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	 */
 	if (ut->cos)
 		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+	/*
+	 * The opener's fairness group (dev_caps.c): its callbacks wait in
+	 * their own queue, served in turn with other users' (base.h
+	 * "Fairness"). The slot's timer is idle or runs its callback here,
+	 * in no queue, and its group is the file's anyway.
+	 */
+	twheel_timer_set_group(&ut->timer, twheel_user_group(f->user));
 	ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0, TWHEEL_ABS,
 			    req->cpu);
 	if (ret < 0) {

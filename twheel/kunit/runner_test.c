@@ -18,6 +18,14 @@
  * may stall for milliseconds in any one round. The emulated debug guests
  * measured differences of -0.9 to +1.9 ms (the worst on PREEMPT_RT), hence
  * the noise allowance. Both medians are printed.
+ *
+ * Fairness (base.h): the callbacks of timers due in one tick on one CPU
+ * run round robin between their groups, one per turn. A group that expires
+ * several passes' worth of timers at once delays the single timer of each
+ * other group due with them by at most one callback per group, whatever
+ * the order they were armed and expired in: counted in callbacks, not
+ * time, so the bound is exact. Timers taken off their queue from its head,
+ * middle and tail (a cancel of expired timers) leave it able to take more.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -255,10 +263,221 @@ static void twr_mixed_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->early), 0);
 }
 
+/* Timers of the flooding group: several passes' budget (TW_PASS_BUDGET). */
+#define TWR_FAIR_N		(4 * TW_PASS_BUDGET)
+/* The groups: the flood's (the in-kernel default) and two others. */
+#define TWR_FAIR_GROUPS		3
+/* Their deadline: this far ahead of the first arm. */
+#define TWR_FAIR_AHEAD_MS	1000
+
+struct twr_fair;
+
+struct twr_ft {
+	struct twheel_timer	timer;
+	struct twr_fair		*f;
+	atomic_t		fired;
+	int			seq;		/* order of its callback, from 1 */
+};
+
+struct twr_fair {
+	struct twr_ft		flood[TWR_FAIR_N];
+	struct twr_ft		other[TWR_FAIR_GROUPS - 1];
+	struct twr_ft		late[2];	/* armed by the cancel test */
+	atomic_t		seq;
+	atomic_t		left;
+	atomic_t		early;
+	atomic_t		cancelled;
+	atomic_t		leader;
+	struct completion	cancelled_all;	/* the leader is done */
+	unsigned int		nr_flood;	/* of flood[] in use */
+	bool			cancel;		/* the cancel test */
+	int			cpu;
+	u64			deadline;
+	struct completion	done;
+};
+
+static void twr_fair_done(struct twr_fair *f)
+{
+	if (atomic_dec_and_test(&f->left))
+		complete(&f->done);
+}
+
+/*
+ * The flood's first callback in the cancel test cancels the rest of the
+ * flood, expired and queued behind it (head to tail of its queue), then
+ * arms one more timer of the flood's group and one of another, due now.
+ */
+static void twr_fair_cancel_rest(struct twr_fair *f, struct twr_ft *self)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_flood; i++) {
+		if (&f->flood[i] == self)
+			continue;
+		if (twheel_cancel(&f->flood[i].timer) == 1) {
+			atomic_inc(&f->cancelled);
+			twr_fair_done(f);
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(f->late); i++)
+		twheel_arm_on(&f->late[i].timer, ktime_get_ns(), 0, TWHEEL_ABS,
+			      f->cpu);
+}
+
+static void twr_fair_fn(struct twheel_timer *timer)
+{
+	struct twr_ft *ft = container_of(timer, struct twr_ft, timer);
+	struct twr_fair *f = ft->f;
+
+	if (ktime_get_ns() < f->deadline)
+		atomic_inc(&f->early);
+	ft->seq = atomic_inc_return(&f->seq);
+	atomic_inc(&ft->fired);
+	/*
+	 * Where runners run side by side (PREEMPT_RT), the flood's other
+	 * callbacks that started meanwhile wait for the leader's cancels.
+	 */
+	if (f->cancel && ft >= f->flood && ft < f->flood + f->nr_flood) {
+		if (!atomic_xchg(&f->leader, 1)) {
+			twr_fair_cancel_rest(f, ft);
+			complete_all(&f->cancelled_all);
+		} else {
+			wait_for_completion(&f->cancelled_all);
+		}
+	}
+	twr_fair_done(f);
+}
+
+static void twr_fair_stop(void *data)
+{
+	struct twr_fair *f = data;
+	unsigned int i;
+
+	for (i = 0; i < TWR_FAIR_N; i++)
+		twheel_cancel_sync(&f->flood[i].timer);
+	for (i = 0; i < ARRAY_SIZE(f->other); i++)
+		twheel_cancel_sync(&f->other[i].timer);
+	for (i = 0; i < ARRAY_SIZE(f->late); i++)
+		twheel_cancel_sync(&f->late[i].timer);
+}
+
+static void twr_fair_setup(struct twr_ft *ft, struct twr_fair *f, u32 group)
+{
+	twheel_timer_init(&ft->timer, twr_fair_fn);
+	if (group)
+		twheel_timer_set_group(&ft->timer, group);
+	ft->f = f;
+}
+
+/*
+ * @nr_flood timers of group 0 and one of each other group, all due in one
+ * tick on this CPU, the others armed amid the flood; with @cancel, the
+ * late[] timers (of the flood's group and of another) are armed by the
+ * flood's first callback. Waits for every callback.
+ */
+static struct twr_fair *twr_fair_arm(struct kunit *test,
+				     unsigned int nr_flood, bool cancel)
+{
+	struct twr_fair *f;
+	unsigned int i, k = 0;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	init_completion(&f->done);
+	init_completion(&f->cancelled_all);
+	f->nr_flood = nr_flood;
+	f->cancel = cancel;
+	f->cpu = raw_smp_processor_id();
+	for (i = 0; i < TWR_FAIR_N; i++)
+		twr_fair_setup(&f->flood[i], f, 0);
+	for (i = 0; i < ARRAY_SIZE(f->other); i++)
+		twr_fair_setup(&f->other[i], f, 1 + 2 * i);
+	twr_fair_setup(&f->late[0], f, 0);
+	twr_fair_setup(&f->late[1], f, 1);
+	atomic_set(&f->left, nr_flood + ARRAY_SIZE(f->other) +
+			     (cancel ? ARRAY_SIZE(f->late) : 0));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twr_fair_stop, f));
+	/*
+	 * Far enough for every arm to be made before it, even on an emulated
+	 * debug guest: the turns are those of timers due together.
+	 */
+	f->deadline = ktime_get_ns() + TWR_FAIR_AHEAD_MS * NSEC_PER_MSEC;
+	/* The others amid the flood: its order in a bucket does not help. */
+	for (i = 0; i < nr_flood; i++) {
+		if (k < ARRAY_SIZE(f->other) &&
+		    i == (k + 1) * nr_flood / (ARRAY_SIZE(f->other) + 1))
+			KUNIT_ASSERT_EQ(test, 0,
+					twheel_arm_on(&f->other[k++].timer,
+						      f->deadline, 0,
+						      TWHEEL_ABS, f->cpu));
+		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&f->flood[i].timer,
+						       f->deadline, 0,
+						       TWHEEL_ABS, f->cpu));
+	}
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(f->other), k);
+	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + twheel_tick_ns(), f->deadline,
+			    "arming took over %u ms: the timers are not due together",
+			    TWR_FAIR_AHEAD_MS);
+	KUNIT_ASSERT_TRUE(test, twr_wait(&f->done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
+	return f;
+}
+
+/* Each other group's timer runs within the first turn of every group. */
+static void twr_fair_turns(struct kunit *test)
+{
+	struct twr_fair *f = twr_fair_arm(test, TWR_FAIR_N, false);
+	unsigned int i;
+
+	/* Nothing fires twice: give a duplicate the time to show. */
+	msleep(20);
+	for (i = 0; i < TWR_FAIR_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&f->flood[i].fired), 1,
+				    "flood timer %u", i);
+	for (i = 0; i < ARRAY_SIZE(f->other); i++) {
+		kunit_info(test, "group %u: callback %d of %d\n", 1 + 2 * i,
+			   f->other[i].seq, atomic_read(&f->seq));
+		KUNIT_EXPECT_EQ(test, atomic_read(&f->other[i].fired), 1);
+		KUNIT_EXPECT_LE_MSG(test, f->other[i].seq, TWR_FAIR_GROUPS,
+				    "group %u waited behind the flood",
+				    1 + 2 * i);
+	}
+}
+
+/*
+ * Expired timers cancelled from their queue's head, middle and tail leave
+ * it and the round-robin list whole: later timers of both groups fire.
+ */
+static void twr_fair_cancel(struct kunit *test)
+{
+	struct twr_fair *f = twr_fair_arm(test, 2 * TW_PASS_BUDGET, true);
+	unsigned int i, fired = 0;
+
+	msleep(20);
+	for (i = 0; i < f->nr_flood; i++) {
+		KUNIT_EXPECT_LE_MSG(test, atomic_read(&f->flood[i].fired), 1,
+				    "flood timer %u", i);
+		fired += atomic_read(&f->flood[i].fired);
+	}
+	KUNIT_EXPECT_EQ(test, fired + atomic_read(&f->cancelled), f->nr_flood);
+	/*
+	 * The flood's first callback cancelled the rest: only those that
+	 * other runners started meanwhile ran (none where runners run one
+	 * after the other).
+	 */
+	KUNIT_EXPECT_LE(test, fired, TW_RUNNERS);
+	for (i = 0; i < ARRAY_SIZE(f->late); i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&f->late[i].fired), 1,
+				    "timer armed after the cancels, %u", i);
+}
+
 static struct kunit_case twr_cases[] = {
 	KUNIT_CASE(twr_sleeper_isolated),
 	KUNIT_CASE(twr_no_overlap),
 	KUNIT_CASE(twr_mixed_batch),
+	KUNIT_CASE(twr_fair_turns),
+	KUNIT_CASE(twr_fair_cancel),
 	{}
 };
 
