@@ -71,9 +71,12 @@ static void twheel_step_put_back(struct twheel_file *f)
 	spin_unlock(&f->lock);
 }
 
-/* The clocks in @clocks moved: re-arm the files' timers on them. */
-static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
-					  unsigned int clocks)
+/*
+ * One walk: @clocks non-zero, re-arm the files' timers on those clocks
+ * (they moved); 0, a suspend begins: walk their alarm timers, lowering
+ * @min. Returns the timers re-armed, ended or walked.
+ */
+static unsigned long twheel_step_walk(unsigned int clocks, u64 *min)
 {
 	unsigned long files = 0;
 	struct twheel_file *f;
@@ -84,7 +87,8 @@ static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
 	twheel_step_take(&walk);
 	while (!list_empty(&walk)) {
 		f = list_first_entry(&walk, struct twheel_file, step_link);
-		n += twheel_file_clock_step(f, clocks);
+		n += clocks ? twheel_file_clock_step(f, clocks) :
+			      twheel_file_alarm_min(f, min);
 		twheel_step_put_back(f);
 		files++;
 		cond_resched();
@@ -94,27 +98,16 @@ static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
 	return n;
 }
 
-/* A suspend begins: the files' alarm timers, for the wake-ups. */
+static unsigned long twheel_step_files_fn(struct twheel_step_client *c,
+					  unsigned int clocks)
+{
+	return twheel_step_walk(clocks, NULL);
+}
+
 static unsigned long twheel_step_alarms_fn(struct twheel_step_client *c,
 					   u64 *min)
 {
-	unsigned long files = 0;
-	struct twheel_file *f;
-	unsigned long n = 0;
-	LIST_HEAD(walk);
-
-	mutex_lock(&twheel_step_mutex);
-	twheel_step_take(&walk);
-	while (!list_empty(&walk)) {
-		f = list_first_entry(&walk, struct twheel_file, step_link);
-		n += twheel_file_alarm_min(f, min);
-		twheel_step_put_back(f);
-		files++;
-		cond_resched();
-	}
-	twheel_stat_add(step_files, files);
-	mutex_unlock(&twheel_step_mutex);
-	return n;
+	return twheel_step_walk(0, min);
 }
 
 static struct twheel_step_client twheel_step_client = {
