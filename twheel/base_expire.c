@@ -183,8 +183,13 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 {
 	u64 next, missed;
 
+	/*
+	 * The callback returned at or after its deadline: a clock read that
+	 * says otherwise is stale (a catch-up pass after hotplug reads the
+	 * coarse clock), and a period counted from it would come early.
+	 */
 	if (t->mode == TWHEEL_MODE_FIXED_DELAY)
-		return tw_add_sat(end, t->period);
+		return tw_add_sat(max(end, deadline), t->period);
 	next = tw_add_sat(deadline, t->period);
 	if (next > end || next == U64_MAX)
 		return next;
