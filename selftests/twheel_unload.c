@@ -326,6 +326,7 @@ TEST_F_TIMEOUT(slow, unload_with_runner_catching_up, 240)
 	bool was_loaded = module_loaded();
 	int kofd, cycle, cpu, fd, w;
 	long long hits, base, held[RUNNER_CYCLES];
+	int reached = 0;
 	uint64_t due, margin;
 	cpu_set_t set;
 
@@ -394,11 +395,20 @@ TEST_F_TIMEOUT(slow, unload_with_runner_catching_up, 240)
 		 * each of the runner's but the last run out of budget, so up
 		 * to 6 holds; the 6th may be the runner's last.
 		 */
-		EXPECT_LT(0, hits) TH_LOG("cycle %d: the runner was never held",
-					  cycle);
+		/*
+		 * Not held at all: the tick's own passes (one per tick) caught
+		 * up before a runner got the CPU (PREEMPT_RT with KCSAN): that
+		 * cycle did not reach the case, every cycle may not.
+		 */
+		if (hits > 0)
+			reached++;
+		else
+			TH_LOG("cycle %d: the runner was never held", cycle);
 		EXPECT_GT(BURST / PASS - 2, hits)
 			TH_LOG("cycle %d: the runner had caught up", cycle);
 	}
+	EXPECT_LT(0, reached)
+		TH_LOG("no cycle closed the file with a runner catching up");
 	if (was_loaded)
 		EXPECT_EQ(0, load(kofd));
 	close(kofd);
