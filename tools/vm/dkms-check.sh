@@ -26,11 +26,12 @@ fi
 ls "/var/lib/dkms/twheel/$ver/$rel/x86_64/module/" 2>/dev/null ||
 	find "/var/lib/dkms/twheel/$ver" -name 'twheel.ko*'
 # DKMS builds the module without test hooks (Kbuild's TWHEEL_TESTHOOKS).
-ko=$(find "/var/lib/dkms/twheel/$ver/build" -name twheel.ko | head -n 1)
+# DKMS cleans its build area: the built module is under $rel/.
+ko=$(find "/var/lib/dkms/twheel/$ver/$rel" -name twheel.ko | head -n 1)
 if [ -z "$ko" ] || why=$(tw_ko_test_build "$ko"); then
 	dkms remove "twheel/$ver" --all >/dev/null 2>&1 || true
 	rm -rf "$src"
-	tw_die "dkms built a test build of twheel.ko: ${why:-no twheel.ko in the build tree}"
+	tw_die "dkms built a test build of twheel.ko: ${why:-no twheel.ko built}"
 fi
 dkms remove "twheel/$ver" --all >/dev/null
 rm -rf "$src"
