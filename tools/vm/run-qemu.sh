@@ -10,7 +10,9 @@
 # panic (panic=-1 reboots, -no-reboot then exits) or a missing end record.
 # shell mode puts the console on this terminal (Ctrl-a x quits QEMU).
 # TCG unless the CPU has vmx/svm and /dev/kvm opens. Extra kernel parameters:
-# $TW_CMDLINE; vCPUs/memory: $TW_SMP (4) / $TW_MEM (2G).
+# $TW_CMDLINE; vCPUs/memory: $TW_SMP (4) / $TW_MEM (2G). A guest left in a
+# suspend to RAM for $TW_SUSPEND_MAX (40) s is woken (qmp-watch.py,
+# build/logs/LABEL.harness.log).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -59,9 +61,18 @@ fi
 
 tw_log "booting $(basename "$kernel") (${accel[1]}, limit ${limit}s), console log $console"
 t0=$(date +%s)
+# QMP, for qmp-watch.py: it wakes a guest that no RTC alarm woke from a
+# suspend to RAM within TW_SUSPEND_MAX seconds (the suspend tests' RTC
+# backstop is 15 s), and logs the guest's run states.
+qmp=${TMPDIR:-/tmp}/twheel-qmp-$$.sock
+harness=$logdir/$label.harness.log
+rm -f "$qmp" "$harness"
 timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
+	-qmp "unix:$qmp,server=on,wait=off" \
 	-serial "file:$console" -serial "file:$results" </dev/null &
 qpid=$!
+python3 "$(dirname "$0")/qmp-watch.py" "$qmp" "${TW_SUSPEND_MAX:-40}" "$harness" &
+wpid=$!
 # Live progress from the results channel while the guest runs.
 progress() {
 	local tag kind a b c
@@ -85,6 +96,9 @@ tpid=$!
 rc=0
 wait "$qpid" || rc=$?
 wait "$tpid" || true
+kill "$wpid" 2>/dev/null || true
+wait "$wpid" 2>/dev/null || true
+rm -f "$qmp"
 elapsed=$(($(date +%s) - t0))
 
 fail=
@@ -105,6 +119,7 @@ if [ -n "$fail" ]; then
 		echo
 	} | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b.//g' | tr -d '\000-\010\013-\037\177' |
 		sed 's/^/    | /' >&2
+	[ ! -s "$harness" ] || sed 's/^/    harness: /' "$harness" >&2
 	exit 1
 fi
 tw_log "guest finished in ${elapsed}s"
