@@ -34,7 +34,8 @@ setup_packages() {
 	tw_log "packages: installing missing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# Wait for another dpkg (unattended-upgrades, a parallel run) to finish.
+	apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends "${missing[@]}"
 }
 
 setup_source() {
@@ -65,7 +66,8 @@ setup_rt_headers() {
 	fi
 	[ "$(id -u)" -eq 0 ] || tw_die "$pkg missing; run as root or install it"
 	tw_log "packages: installing $pkg (PREEMPT_RT stock kernel headers)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$pkg"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 \
+		--no-install-recommends "$pkg"
 }
 
 # setup_stock FLAVOUR: fetch and unpack the stock image matching the
