@@ -71,7 +71,7 @@
  * per hold of the file lock: O(timers on the clocks that moved), nothing for
  * the others (a CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone),
  * nothing for idle files. Cancel-on-set timers keep the CLOCK_REALTIME
- * offset they were armed with in @expired (unused while armed) and end with
+ * offset they were armed with in @real_offs and end with
  * a canceled event when it changed. Lock order: twheel_step_clients_lock ->
  * twheel_step_mutex -> file lock -> base lock, and file lock ->
  * twheel_step_lock.
@@ -195,8 +195,9 @@ struct twheel_file {
  *		ns on @clock (host time); the deadline of the queued event,
  *		which a fixed-rate timer moves forward on its grid when it is
  *		read
- * @expired:	when the queued event fired, ns on @clock; while armed with
- *		@cos, the CLOCK_REALTIME offset at arm time
+ * @expired:	when the queued event fired, ns on @clock
+ * @real_offs:	while armed with @cos (and no event queued), the
+ *		CLOCK_REALTIME offset at arm time; shares @expired's storage
  * @period:	period in ns, 0 for one-shot
  * @id:		the id; while @dead, the slot's next id (changes under
  *		@file->lock)
@@ -218,7 +219,10 @@ struct twheel_utimer {
 	struct list_head	link;
 	u64			cookie;
 	u64			deadline;
-	u64			expired;
+	union {
+		u64		expired;
+		s64		real_offs;
+	};
 	u64			period;
 	u64			id:TWHEEL_ID_BITS;
 	u64			mode:2;

@@ -40,13 +40,13 @@ static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 
 /*
  * Cancel-on-set: CLOCK_REALTIME was set since @ut was armed (its offset
- * then is in @expired). End the timer with a canceled event; read() waits
+ * then is in @real_offs). End the timer with a canceled event; read() waits
  * for a callback that may still run before it frees @ut.
  */
 static bool twheel_utimer_was_set(struct twheel_file *f,
 				  struct twheel_utimer *ut)
 {
-	if (!ut->cos || (s64)ut->expired == twheel_uclock_offs(TWHEEL_UCLK_REAL))
+	if (!ut->cos || ut->real_offs == twheel_uclock_offs(TWHEEL_UCLK_REAL))
 		return false;
 	twheel_cancel(&ut->timer);
 	ut->canceled = 1;
@@ -197,7 +197,7 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	 * between cancels. Only then: it is a clock read.
 	 */
 	if (ut->cos)
-		ut->expired = twheel_uclock_offs(TWHEEL_UCLK_REAL);
+		ut->real_offs = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	/*
 	 * The opener's fairness group (dev_caps.c): its callbacks wait in
 	 * their own queue, served in turn with other users' (base.h
@@ -312,7 +312,7 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 		ret = 1;
 	}
 	if (req->cos)
-		ut->expired = real;
+		ut->real_offs = real;
 	twheel_utimer_set_mode(ut, req);
 	twheel_utimer_bind(f, ut);
 unlock:
