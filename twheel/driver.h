@@ -6,7 +6,7 @@
  * operations under one hold of a base lock (the char device's ring and
  * batch ioctls). The driver's own state (struct twheel_base, runners) is
  * in base/base.h, private to the driver's files in base/ (and its KUnit
- * suites).
+ * suites; tools/vm/includes.py checks it).
  */
 #ifndef _TWHEEL_DRIVER_H
 #define _TWHEEL_DRIVER_H

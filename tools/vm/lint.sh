@@ -5,8 +5,9 @@
 #   kernel `make check` tests (sparse on the two debug trees), coccicheck
 #   (the 6.12 tree's semantic patches, Debian's coccinelle), shellcheck, the
 #   uapi header alone in C and C++, libtwheel with -Werror, the
-#   documentation and man pages rendered without warnings, and twheel(4)
-#   naming every macro and structure of the uapi header.
+#   documentation and man pages rendered without warnings, twheel(4)
+#   naming every macro and structure of the uapi header, and the module's
+#   include graph free of cycles and of includes across its layers.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -173,6 +174,9 @@ man_uapi() {
 	return $rc
 }
 
+# The module's include graph: no cycle, and each layer includes only what
+# it may (the device and the clocks never the driver's own headers).
+gate includes python3 tools/vm/includes.py
 gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"
