@@ -5,7 +5,8 @@
  * geometry a report shows (debugfs, the ioctl ABI's INFO) and batched
  * operations under one hold of a base lock (the char device's ring and
  * batch ioctls). The driver's own state (struct twheel_base, runners) is
- * in base.h, private to base*.c and api.c.
+ * in base/base.h, private to the driver's files in base/ (and its KUnit
+ * suites; tools/vm/includes.py checks it).
  */
 #ifndef _TWHEEL_DRIVER_H
 #define _TWHEEL_DRIVER_H

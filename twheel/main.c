@@ -12,7 +12,7 @@
 #include <linux/time64.h>
 
 #include "driver.h"
-#include "clock.h"
+#include "clock/clock.h"
 #include "debugfs.h"
 #include "dev/dev.h"
 

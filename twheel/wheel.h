@@ -105,8 +105,9 @@
  * 0) and every step is resumable: a half-cascaded bucket keeps its bit, a
  * half-pulled overflow list parks the nodes it kept on @scanned. Nodes
  * added meanwhile are placed relative to the unchanged clock, never into
- * a higher level's slot at the clock. The caller (base_expire.c) bounds
- * the work done with interrupts off however many timers share a tick.
+ * a higher level's slot at the clock. The caller (base/base_expire.c)
+ * bounds the work done with interrupts off however many timers share a
+ * tick.
  */
 #ifndef _TWHEEL_WHEEL_H
 #define _TWHEEL_WHEEL_H

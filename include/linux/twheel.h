@@ -39,7 +39,7 @@
  * a timer on CLOCK_MONOTONIC, CLOCK_BOOTTIME or (absolute deadlines)
  * CLOCK_REALTIME that follows its clock: it counts suspend (BOOTTIME) and
  * follows clock_settime() and other steps (REALTIME), never firing early on
- * its own clock; design at the head of twheel/api_clock.c.
+ * its own clock; design at the head of twheel/clock/api_clock.c.
  *
  * Memory: sizeof(struct twheel_timer) is 64 bytes on 64-bit (asserted at build
  * time). The memory of a timer must stay valid until twheel_cancel_sync() has
@@ -180,8 +180,8 @@ typedef void (*twheel_clock_func_t)(struct twheel_clock_timer *ct);
  * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
  * @armed:	clock-bound: armed, callback not yet started (one-shot)
  *
- * The design is at the head of twheel/api_clock.c. A CLOCK_MONOTONIC one
- * is a plain struct twheel_timer with a wrapped callback.
+ * The design is at the head of twheel/clock/api_clock.c. A CLOCK_MONOTONIC
+ * one is a plain struct twheel_timer with a wrapped callback.
  */
 struct twheel_clock_timer {
 	struct twheel_timer	timer;

@@ -5,8 +5,10 @@
 #   kernel `make check` tests (sparse on the two debug trees), coccicheck
 #   (the 6.12 tree's semantic patches, Debian's coccinelle), shellcheck, the
 #   uapi header alone in C and C++, libtwheel with -Werror, the
-#   documentation and man pages rendered without warnings, and twheel(4)
-#   naming every macro and structure of the uapi header.
+#   documentation and man pages rendered without warnings, twheel(4)
+#   naming every macro and structure of the uapi header, the module's
+#   include graph free of cycles and of includes across its layers, and
+#   the per-CPU driver's files calling each other in one order.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -173,10 +175,16 @@ man_uapi() {
 	return $rc
 }
 
+# The module's include graph: no cycle, and each layer includes only what
+# it may (the device and the clocks never the driver's own headers).
+gate includes python3 tools/vm/includes.py
 gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"
 gate w1-sparse-6.12 kbuild "$kdebug" "$TW_BUILD/lint-6.12" C=2
+# The driver's files call each other in base_int.h's order (no call
+# circle), read from the objects the 6.12 build just made.
+gate driver-calls python3 tools/vm/calls.py "$TW_BUILD/lint-6.12"
 gate "w1-stock-$(tw_stock_release 6.1)" kbuild "$kstock" "$TW_BUILD/lint-stock"
 gate "w1-stock-$(tw_stock_release 6.12-rt)" kbuild "$krt" "$TW_BUILD/lint-stock-rt"
 if [ "$rc" -ne 0 ]; then

@@ -114,7 +114,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-#include "clock.h"
+#include "clock/clock.h"
 
 struct file;
 struct twheel_query;

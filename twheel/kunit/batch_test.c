@@ -13,7 +13,7 @@
 #include <linux/smp.h>
 #include <linux/twheel.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "compat.h"
 
 TWHEEL_IMPORT_KUNIT_NS();

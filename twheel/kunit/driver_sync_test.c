@@ -20,7 +20,7 @@
 #include <linux/random.h>
 #include <linux/twheel.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "compat.h"
 #include "testhooks.h"
 #include "driver_test.h"

@@ -36,7 +36,7 @@
 #include <linux/sort.h>
 #include <linux/twheel.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "compat.h"
 
 TWHEEL_IMPORT_KUNIT_NS();

@@ -34,7 +34,7 @@
 #include <linux/twheel.h>
 #include <linux/workqueue.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "compat.h"
 #include "testhooks.h"
 

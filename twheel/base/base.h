@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
- * the work items that run expired callbacks. Its files, each using only the
- * ones before it: base.c, base_expire.c, base_arm.c, base_hotplug.c,
- * base_init.c (see base_int.h).
+ * the work items that run expired callbacks. Its files, in twheel/base/,
+ * each using only the ones before it: base.c, base_expire.c, base_arm.c,
+ * base_hotplug.c, base_init.c (see base_int.h); and api.c, the set-up of a
+ * timer for the in-kernel API (its other entry points are in base_arm.c).
+ * This header is theirs alone (and their KUnit suites'): the other layers
+ * use driver.h.
  *
  * Time: a wheel tick is twheel_tick_ns() long. The current tick is
  * ktime_get() / tick_ns; a deadline of D ns belongs to tick ceil(D / tick_ns),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel clocks: the layer under every clock-bound timer, the in-kernel
- * ones (api_clock.c) and those of /dev/twheel (dev_timer.c) alike.
+ * twheel clocks (twheel/clock/): the layer under every clock-bound timer,
+ * the in-kernel ones (api_clock.c) and those of /dev/twheel
+ * (dev/dev_timer.c) alike.
  *
  * The wheel knows only CLOCK_MONOTONIC. A timer on CLOCK_BOOTTIME or
  * CLOCK_REALTIME ("clock-bound") keeps its deadline on its own clock and is

@@ -65,11 +65,11 @@ EXPORT_SYMBOL_GPL(twheel_timer_setup);
  *
  * The expired timers of a CPU wait for their callbacks in one queue per
  * group, served round robin one callback at a time (see "Fairness" in
- * twheel/base.h): a group's timers wait behind at most one callback of each
- * other group. A CPU has TW_FAIR_QUEUES queues, group g takes queue
- * g % TW_FAIR_QUEUES: give small numbers (an IDA), so that groups share a
- * queue only when more than that many are in use. TWHEEL_TIMER_TICK timers
- * run in the tick and are in no queue.
+ * twheel/base/base.h): a group's timers wait behind at most one callback
+ * of each other group. A CPU has TW_FAIR_QUEUES queues, group g takes
+ * queue g % TW_FAIR_QUEUES: give small numbers (an IDA), so that groups
+ * share a queue only when more than that many are in use.
+ * TWHEEL_TIMER_TICK timers run in the tick and are in no queue.
  *
  * Context: any. The timer must be neither pending nor waiting for its
  * callback (idle, or running its callback): the group says which queue it

@@ -8,7 +8,8 @@
  *   base_hotplug.c  CPU hotplug: moving timers off a CPU going down
  *   base_init.c     set-up and tear-down of every base
  *
- * Each file uses only those above it in this list.
+ * Each file uses only those above it in this list, and api.c none of them
+ * (make lint checks it on the built objects: tools/vm/calls.py).
  */
 #ifndef _TWHEEL_BASE_INT_H
 #define _TWHEEL_BASE_INT_H
