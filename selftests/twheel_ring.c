@@ -1481,6 +1481,7 @@ TEST(enxio_gen_is_zero)
 {
 	enum { N = 32 };
 	struct twheel_sqe q[N];
+	long long poisoned;
 	struct offliner o;
 	struct tw_uring r;
 	pthread_t th;
@@ -1511,11 +1512,20 @@ TEST(enxio_gen_is_zero)
 	}
 	o.cpu = b;
 	o.rc = -1;
+	/*
+	 * Whatever kmalloc() hands the submission back (stock kernels zero
+	 * it, init_on_alloc), it is not zeroes: a byte that reaches the
+	 * caller unwritten shows.
+	 */
+	poisoned = tw_hook_hits("poison_alloc");
+	ASSERT_EQ(0, tw_hook_set("poison_alloc", 0xa5));
 	ASSERT_EQ(0, tw_hook_set("ring_submit", 1000000));
 	ASSERT_EQ(0, pthread_create(&th, NULL, offline_fn, &o));
 	tw_submit(fd, q, N, NULL);
 	pthread_join(th, NULL);
 	tw_hook_set("ring_submit", 0);
+	tw_hook_set("poison_alloc", 0);
+	EXPECT_LT(poisoned, tw_hook_hits("poison_alloc"));
 	if (o.rc) {
 		sched_setaffinity(0, sizeof(old), &old);
 		SKIP(close(fd); return, "cannot take CPU %d offline", b);

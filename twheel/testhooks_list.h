@@ -13,5 +13,6 @@ TWHEEL_HOOK(utimer_early, "knob: arm ioctl-ABI timers this many us early")
 TWHEEL_HOOK(tick_clock, "the tick callback, before it reads the clock")
 TWHEEL_HOOK(clock_read, "every clock read of the driver: a slow clocksource")
 TWHEEL_HOOK(runner_pass, "a runner catching up, between two passes")
+TWHEEL_HOOK(poison_alloc, "knob: fill ring submissions' kmalloc() memory with this byte")
 
 #undef TWHEEL_HOOK
