@@ -5,7 +5,7 @@
  *
  * One file arms a burst of timers (1 000 000; 20 000 on a debug kernel)
  * on CPU 0, all with the same absolute deadline, and reads every event
- * back. The driver expires at most TW_PASS_BUDGET timers per pass of the
+ * back. The driver expires at most TWHEEL_LOCK_BUDGET timers per pass of the
  * tick with the base lock held and interrupts off and lets its work item
  * finish the rest, so debugfs must show passes that ran out of budget
  * ("deferred" grew) and a longest pass ("pass_max_us", reset with

@@ -292,7 +292,7 @@ TEST_F_TIMEOUT(slow, unload_with_every_kind_armed, 300)
 		       CYCLES, armed, have_ring ? "yes" : "no");
 }
 
-#define PASS		64		/* TW_PASS_BUDGET, base.h */
+#define PASS		64		/* TWHEEL_LOCK_BUDGET, <linux/twheel.h> */
 #define BURST		(8 * PASS)	/* timers due in one tick: 8 passes */
 #define RUNNER_CYCLES	3
 #define RUNNER_HOLD_US	200000		/* per pass: 1.4 s to catch up */
