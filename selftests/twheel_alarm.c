@@ -11,6 +11,11 @@
  *				20 s ahead, then CLOCK_REALTIME +30 s: both
  *				fire when the step is noticed; a relative
  *				CLOCK_REALTIME one (a MONOTONIC timer) does not
+ *   step_held.alarm_step_delivers
+ *				the same for an absolute CLOCK_REALTIME timer
+ *				while every expiry callback is held 200 ms
+ *				(test hook utimer_fire): the step's walk
+ *				delivers it, on time, and no expiry runs
  *   suspend_rtc		suspend to RAM woken by the RTC's wakealarm: a BOOTTIME
  *				timer that came due during the suspend fires on
  *				resume, a MONOTONIC one later, by the suspend's
@@ -285,6 +290,91 @@ TEST(alarm_follows_step)
 	if (!ok && twl_debug_kernel())
 		SKIP(return, "later than a tick plus the timerfds' lateness after the step on a debug kernel (the step path's two thread hops; not asserted there)");
 	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfds' lateness after the step, in every window");
+}
+
+/* Every ioctl-ABI expiry held this long (hook utimer_fire) by step_held. */
+#define STEP_HOLD_US	200000
+
+/*
+ * One window of alarm_step_delivers on @fd, every ioctl-ABI expiry held
+ * STEP_HOLD_US in its callback: an absolute CLOCK_REALTIME timer and its
+ * timerfd 20 s ahead, CLOCK_REALTIME +30 s and back. True if the timer was
+ * late from the step by at most a tick plus what its timerfd was, and no
+ * expiry ran (the walk delivered it, the held callback did not).
+ */
+static bool step_held_window(struct __test_metadata *_metadata, int fd,
+			     uint64_t tick, int try)
+{
+	long long hits = tw_hook_hits("utimer_fire");
+	uint64_t d, id, t_step, t_tw = 0, bound;
+	struct twheel_event ev = {};
+	struct twl_ctl c;
+	int tfd, got = 0;
+
+	d = clk_ns(CLOCK_REALTIME) + 20 * SEC;
+	ASSERT_EQ(0, tw_arm_clk(fd, TWHEEL_ARM_ABS, CLOCK_REALTIME, d, 1,
+				&id));
+	tfd = tfd_abs(CLOCK_REALTIME, d, 0);
+	ASSERT_LE(0, tfd);
+	t_step = tw_now();
+	ASSERT_EQ(0, step_realtime(30 * SEC));
+	/* No ASSERT until the clock is set back. */
+	c = clk_ctl(tfd, t_step);
+	if (twl_poll(fd, &c, 1, 10000) && tw_read1(fd, &ev) == 1) {
+		t_tw = tw_now();
+		got = 1;
+	}
+	bound = twl_late_bound(&c, 1, tick);
+	EXPECT_EQ(0, step_realtime(-30 * (int64_t)SEC));
+	close(tfd);
+
+	EXPECT_EQ(1, got);
+	EXPECT_LT(0, bound) TH_LOG("the timerfd did not fire");
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(d, ev.deadline);
+	EXPECT_LE(ev.deadline, ev.expired);
+	EXPECT_EQ(0, ev.flags);
+	/* Its held expiry did not deliver it: no expiry ran at all. */
+	EXPECT_EQ(hits, tw_hook_hits("utimer_fire"));
+	TH_LOG("try %d: fired %llu us after the step (expiries held %u us), the timerfd %llu us",
+	       try, (unsigned long long)(t_tw - t_step) / 1000, STEP_HOLD_US,
+	       (unsigned long long)(c.seen - t_step) / 1000);
+	return got && t_tw - t_step <= bound;
+}
+
+FIXTURE(step_held) {
+	int hooked;
+};
+
+FIXTURE_SETUP(step_held)
+{
+	self->hooked = !tw_hook_set("utimer_fire", STEP_HOLD_US);
+}
+
+FIXTURE_TEARDOWN(step_held)
+{
+	if (self->hooked)
+		tw_hook_set("utimer_fire", 0);
+}
+
+/*
+ * A timer that a step made due is delivered by the step's walk: a busy
+ * runner (every ioctl-ABI expiry held 200 ms, test hook utimer_fire) does
+ * not hold it, it follows the step within a tick of its timerfd.
+ */
+TEST_F(step_held, alarm_step_delivers)
+{
+	const char *why;
+	bool ok;
+
+	if (!self->hooked)
+		SKIP(return, "no test hooks (a packaged build)");
+	why = alarm_windows(_metadata, step_held_window, &ok);
+	if (why)
+		SKIP(return, "%s", why);
+	if (!ok && twl_kcsan())
+		SKIP(return, "later than a tick plus the timerfd's lateness after the step on a KCSAN kernel (reported, not asserted)");
+	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfd's lateness after the step, in every window");
 }
 
 /* ---------------------------------------------------------------- suspend */
