@@ -70,8 +70,10 @@
  * and a walk takes it off when it has none left), TWHEEL_STEP_CHUNK timers
  * per hold of the file lock: O(timers on the clocks that moved), nothing for
  * the others (a CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone),
- * nothing for idle files. Cancel-on-set timers keep the CLOCK_REALTIME
- * offset they were armed with in @real_offs and end with
+ * nothing for idle files. A timer the step made due is delivered by the
+ * walk itself, its event queued as its expiry would, rather than re-armed
+ * for the wheel's next tick and a runner. Cancel-on-set timers keep the
+ * CLOCK_REALTIME offset they were armed with in @real_offs and end with
  * a canceled event when it changed. Lock order: twheel_step_clients_lock ->
  * twheel_step_mutex -> file lock -> base lock, and file lock ->
  * twheel_step_lock.

@@ -320,17 +320,44 @@ unlock:
 	return ret;
 }
 
+/*
+ * A clock step walks @ut (file lock held): if it is due on its clock at
+ * @now (per clock, read before), take it out of the wheel, queue its event
+ * and return true. False if it is not due, or if twheel_cancel() found it
+ * neither in a wheel nor waiting for its callback: its expiry is in flight
+ * (the callback waits for the file lock), and the caller re-arms it as any
+ * other, which defers behind that callback; the callback then drops its
+ * expiry and the timer fires at the next tick. So a one-shot slot whose
+ * event the step queued has no expiry in flight that a read() freeing it
+ * could race (twheel_read_one()).
+ */
+static bool twheel_utimer_step_due(struct twheel_file *f,
+				   struct twheel_utimer *ut, const u64 *now)
+{
+	u64 t = now[ut->clock - TWHEEL_UCLK_BOOT];
+
+	if (t < ut->deadline || !twheel_cancel(&ut->timer))
+		return false;
+	twheel_utimer_queue(f, ut, t);
+	return true;
+}
+
 /**
  * twheel_file_clock_step() - follow a step of CLOCK_REALTIME or BOOTTIME
  * @f:		a file that had clock-bound timers
  * @clocks:	the clocks that moved, bits BIT(enum twheel_uclock)
  *
  * Re-arms each timer of @f on those clocks at its deadline converted with
- * the clocks' new offsets (a timer now due fires at the next tick), and
- * ends the cancel-on-set ones armed before a CLOCK_REALTIME step; the
- * timers of other clocks are not looked at. The file lock
- * is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile use
- * the new offsets already, timers that fire or go meanwhile leave @todo.
+ * the clocks' new offsets, and ends the cancel-on-set ones armed before a
+ * CLOCK_REALTIME step; the timers of other clocks are not looked at. A
+ * timer that is due on its clock (the step made it due) is delivered here,
+ * as its expiry would, not re-armed for the wheel's next tick and a runner:
+ * it follows the step as a timerfd does (one whose expiry is in flight
+ * already is re-armed, as before, and fires at the next tick). The file
+ * lock is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile
+ * use the new offsets already, timers that fire or go meanwhile leave
+ * @todo. The clocks are read once per chunk, before its timers are looked
+ * at: never later than their delivery, so nothing is delivered early.
  *
  * Context: process context (clock_step.c's work item, through dev_step.c),
  * may sleep.
@@ -339,6 +366,7 @@ unlock:
 unsigned long twheel_file_clock_step(struct twheel_file *f,
 				     unsigned int clocks)
 {
+	u64 now[TWHEEL_UCLK_BOUND] = {};
 	struct twheel_utimer *ut;
 	unsigned long done = 0;
 	LIST_HEAD(todo);
@@ -352,10 +380,15 @@ unsigned long twheel_file_clock_step(struct twheel_file *f,
 		list_splice_init(&f->alarms[n], &todo);
 	}
 	while (!list_empty(&todo)) {
+		for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
+			if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
+				now[n] = twheel_uclock_now(TWHEEL_UCLK_BOOT + n);
 		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
 			ut = list_first_entry(&todo, struct twheel_utimer, link);
 			done++;
 			if (twheel_utimer_was_set(f, ut))
+				continue;
+			if (twheel_utimer_step_due(f, ut, now))
 				continue;
 			list_move_tail(&ut->link, twheel_utimer_list(f, ut));
 			twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
