@@ -11,8 +11,17 @@
  * with the timekeeper lock held and interrupts off; only updates that set
  * the clock pass was_set. The notifier then counts the set and queues an
  * irq_work, whose function queues twheel_step_work: nothing else runs under
- * that lock. The work compares the offsets with the last ones it saw and
- * re-arms the timers of the clocks whose offset moved. When none moved but
+ * that lock. The irq_work is a hard one (IRQ_WORK_INIT_HARD): it runs in
+ * hard interrupt context on PREEMPT_RT too, not in the irq_work thread, and
+ * only queues the work (raw locks, O(1)). The work goes on twheel_step_wq,
+ * high priority, per CPU and CPU intensive: it runs on the CPU that set the
+ * clock, in a worker at nice -20, rather than in one of the unbound pool
+ * that the scheduler may wake on an idle CPU, so that the timers a step
+ * made due follow it by about what a timerfd's hrtimer does (the clients
+ * deliver those in the walk: dev_timer.c); CPU intensive, a long walk does
+ * not hold back the other high-priority work items of that CPU. The work
+ * compares the offsets with the last ones it saw and re-arms the timers of
+ * the clocks whose offset moved. When none moved but
  * a set came since its last walk (two steps that cancel out before the work
  * runs: the timers armed between them have an offset that is neither), it
  * walks the timers of both clocks. A set that changed nothing (the
@@ -31,6 +40,7 @@
  * client that is removed is not being walked.
  */
 #include <linux/bug.h>
+#include <linux/errno.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -42,6 +52,7 @@
 #include "api_clock.h"
 #include "clock.h"
 #include "clock_wake.h"
+#include "compat.h"
 #include "stats.h"
 
 /* The clients, one walk at a time, and the offsets seen last. */
@@ -51,6 +62,7 @@ static s64 twheel_step_real;
 static s64 twheel_step_boot;
 static unsigned int twheel_step_seen;	/* twheel_step_sets at the last walk */
 static atomic_t twheel_step_sets;	/* clock sets notified */
+static struct workqueue_struct *twheel_step_wq;
 
 static void twheel_step_work_fn(struct work_struct *work)
 {
@@ -88,12 +100,14 @@ static void twheel_step_work_fn(struct work_struct *work)
 
 static DECLARE_WORK(twheel_step_work, twheel_step_work_fn);
 
+/* Hard interrupt context, PREEMPT_RT included: queue_work() takes raw locks. */
 static void twheel_step_irq_work_fn(struct irq_work *iw)
 {
-	queue_work(system_unbound_wq, &twheel_step_work);
+	queue_work(twheel_step_wq, &twheel_step_work);
 }
 
-static struct irq_work twheel_step_irq_work;
+static struct irq_work twheel_step_irq_work =
+	IRQ_WORK_INIT_HARD(twheel_step_irq_work_fn);
 
 /* Timekeeper lock held, interrupts off: only queue. */
 static int twheel_step_notify(struct notifier_block *nb, unsigned long was_set,
@@ -193,7 +207,7 @@ void twheel_step_client_del(struct twheel_step_client *c)
 /**
  * twheel_clock_steps_init() - start following clock steps and suspends
  *
- * Return: 0 or a notifier registration's error.
+ * Return: 0, -ENOMEM or a notifier registration's error.
  */
 int twheel_clock_steps_init(void)
 {
@@ -202,14 +216,23 @@ int twheel_clock_steps_init(void)
 	twheel_step_real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
 	twheel_step_boot = twheel_uclock_offs(TWHEEL_UCLK_BOOT);
 	twheel_step_seen = atomic_read(&twheel_step_sets);
-	init_irq_work(&twheel_step_irq_work, twheel_step_irq_work_fn);
+	twheel_step_wq = alloc_workqueue("twheel_step", WQ_HIGHPRI |
+					 WQ_CPU_INTENSIVE | TWHEEL_WQ_PERCPU, 1);
+	if (!twheel_step_wq)
+		return -ENOMEM;
 	twheel_wake_init(&twheel_step_rewalk);
 	ret = register_pm_notifier(&twheel_step_pm_nb);
 	if (ret)
-		return ret;
+		goto err_wq;
 	ret = pvclock_gtod_register_notifier(&twheel_step_nb);
 	if (ret)
-		unregister_pm_notifier(&twheel_step_pm_nb);
+		goto err_pm;
+	return 0;
+
+err_pm:
+	unregister_pm_notifier(&twheel_step_pm_nb);
+err_wq:
+	destroy_workqueue(twheel_step_wq);
 	return ret;
 }
 
@@ -224,6 +247,7 @@ void twheel_clock_steps_exit(void)
 	pvclock_gtod_unregister_notifier(&twheel_step_nb);
 	irq_work_sync(&twheel_step_irq_work);
 	cancel_work_sync(&twheel_step_work);
+	destroy_workqueue(twheel_step_wq);
 	unregister_pm_notifier(&twheel_step_pm_nb);
 	twheel_wake_exit();
 	/* Queued by a wake-up's expiry during a suspend. */
