@@ -281,14 +281,6 @@ TEST(alarm_follows_step)
 	why = alarm_windows(_metadata, follows_step_window, &ok);
 	if (why)
 		SKIP(return, "%s", why);
-	/*
-	 * The step path (irq_work, a kworker's walk, the next tick, a
-	 * runner) has two thread hops the timerfds' has not; on the debug
-	 * kernels it ran 3-7 ms past tick + timerfd. Reported there, not
-	 * asserted; asserted on the stock kernels, PREEMPT_RT included.
-	 */
-	if (!ok && twl_debug_kernel())
-		SKIP(return, "later than a tick plus the timerfds' lateness after the step on a debug kernel (the step path's two thread hops; not asserted there)");
 	EXPECT_TRUE(ok) TH_LOG("later than a tick plus the timerfds' lateness after the step, in every window");
 }
 

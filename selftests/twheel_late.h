@@ -81,12 +81,6 @@ static inline bool twl_kcsan(void)
 	return access("/sys/kernel/debug/kcsan", F_OK) == 0;
 }
 
-/* A debug kernel (lockdep, and KASAN or KCSAN): the tests' debug-* guests. */
-static inline bool twl_debug_kernel(void)
-{
-	return twl_kcsan() || access("/proc/lockdep", F_OK) == 0;
-}
-
 /*
  * Test hooks (twheel/testhooks.h): set hook @name to @val (0: off); 0, or
  * -1 where the module has none (a packaged build: skip).
