@@ -167,7 +167,7 @@ TEST_F(clk, realtime_forward_step)
 	close(tfd_far);
 }
 
-TEST_F(clk, realtime_backward_step)
+TEST_F_TIMEOUT(clk, realtime_backward_step, 90)
 {
 	uint64_t d, id, t1, r1, due = 0, t_tw = 0, tick, bound = 0;
 	struct twheel_event ev;

@@ -37,7 +37,7 @@
 
 TWHEEL_STAT_BASE(pending, 0, "timers in wheels or waiting for their callback")
 TWHEEL_STAT_CNT(armed, 2, "arms, including re-arms of periodic timers")
-TWHEEL_STAT_CNT(cancelled, 2, "arms ended before expiry by a cancel, re-arm or modify")
+TWHEEL_STAT_CNT(cancelled, 2, "arms ended unexpired: cancel, re-arm, modify, clock_delivered")
 TWHEEL_STAT_CNT(expired, 2, "timers handed from a wheel to a callback batch")
 TWHEEL_STAT_CNT(cascaded, 1, "moves of a timer down one wheel level")
 TWHEEL_STAT_CNT(migrated, 2, "timers moved off a CPU that went offline")
@@ -54,13 +54,14 @@ TWHEEL_STAT_MAX(cb_max, 1, "longest callback, or callbacks between two clock rea
 TWHEEL_STAT_CNT(deferred, 0, "tick passes that ran out of budget (work item finished)")
 TWHEEL_STAT_MAX(pass_max, 0, "longest bounded pass, base lock held, interrupts off (us)")
 TWHEEL_STAT_CNT(clock_steps, 0, "clock steps followed (in-kernel clock timers and /dev/twheel)")
-TWHEEL_STAT_CNT(clock_rebound, 0, "clock-bound timers those steps re-armed or cancelled")
+TWHEEL_STAT_CNT(clock_rebound, 0, "clock-bound timers those steps re-armed, cancelled or delivered")
 TWHEEL_STAT_MAX(clock_step_max, 0, "longest walk of one clock step over its timers (us)")
 TWHEEL_STAT_CNT(wake_walks, 0, "walks of the alarm timers before a suspend")
 TWHEEL_STAT_CNT(wake_walked, 0, "alarm timers those walks went over")
 TWHEEL_STAT_MAX(wake_walk_max, 0, "longest walk of the alarm timers before a suspend (us)")
 TWHEEL_STAT_CNT(step_files, 0, "files clock steps and walks before a suspend went over")
 TWHEEL_STAT_CNT(utimer_early, 0, "early ioctl-ABI expiries on an unstepped clock (must stay 0)")
+TWHEEL_STAT_CNT(clock_delivered, 0, "ioctl-ABI timers delivered by a clock step or suspend walk")
 TWHEEL_STAT_BASE(max_cascades, 1, "most cascades of a single timer")
 
 #undef TWHEEL_STAT_CNT

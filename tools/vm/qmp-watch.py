@@ -16,7 +16,6 @@ hang can be told apart: "suspended" for long means no wake-up reached
 QEMU; "running" with a silent console means the guest hung in resume.
 """
 import json
-import os
 import socket
 import sys
 import time
@@ -30,8 +29,8 @@ def log(path, msg):
 def connect(path, deadline):
     """A connected QMP socket, or None once QEMU is gone or never came."""
     while time.monotonic() < deadline:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.connect(path)
             return s
         except OSError:
@@ -61,11 +60,18 @@ class Qmp:
             if "event" in msg:
                 self.events.append(msg["event"])
                 continue
-            return msg.get("return")
+            if "error" in msg:
+                raise ValueError(f"{name}: {msg['error']}")
+            return msg.get("return") or {}
 
 
 def main():
-    path, limit, logf = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+    path, logf = sys.argv[1], sys.argv[3]
+    try:
+        limit = float(sys.argv[2])
+    except ValueError:
+        log(logf, f"TW_SUSPEND_MAX {sys.argv[2]!r} is no number: 40 s")
+        limit = 40.0
     sock = connect(path, time.monotonic() + 60)
     if sock is None:
         log(logf, "no QMP socket")
@@ -89,12 +95,13 @@ def main():
                       "woke it (system_wakeup)", file=sys.stderr, flush=True)
                 since = now
             time.sleep(1)
-    except (EOFError, OSError, ValueError):
+    except (EOFError, OSError):
+        return 0  # QEMU is gone
+    except Exception as e:  # pylint: disable=broad-except
+        log(logf, f"watchdog stopped: {e!r}")
         return 0
     finally:
         sock.close()
-        if os.path.exists(path):
-            os.unlink(path)
 
 
 if __name__ == "__main__":

@@ -64,15 +64,23 @@ t0=$(date +%s)
 # QMP, for qmp-watch.py: it wakes a guest that no RTC alarm woke from a
 # suspend to RAM within TW_SUSPEND_MAX seconds (the suspend tests' RTC
 # backstop is 15 s), and logs the guest's run states.
-qmp=${TMPDIR:-/tmp}/twheel-qmp-$$.sock
+# The socket gives whoever reaches it control of QEMU: a private directory.
+qdir=$(mktemp -d /tmp/twq.XXXXXX)
+qmp=$qdir/qmp
 harness=$logdir/$label.harness.log
-rm -f "$qmp" "$harness"
+rm -f "$harness"
 timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
 	-qmp "unix:$qmp,server=on,wait=off" \
 	-serial "file:$console" -serial "file:$results" </dev/null &
 qpid=$!
-python3 "$(dirname "$0")/qmp-watch.py" "$qmp" "${TW_SUSPEND_MAX:-40}" "$harness" &
-wpid=$!
+if command -v python3 >/dev/null; then
+	python3 "$(dirname "$0")/qmp-watch.py" "$qmp" "${TW_SUSPEND_MAX:-40}" "$harness" &
+	wpid=$!
+else
+	echo "no python3: no watchdog" >"$harness"
+	wpid=
+fi
+trap '[ -z "$wpid" ] || kill "$wpid" 2>/dev/null; rm -rf "$qdir"' EXIT
 # Live progress from the results channel while the guest runs.
 progress() {
 	local tag kind a b c
@@ -96,9 +104,10 @@ tpid=$!
 rc=0
 wait "$qpid" || rc=$?
 wait "$tpid" || true
-kill "$wpid" 2>/dev/null || true
-wait "$wpid" 2>/dev/null || true
-rm -f "$qmp"
+if [ -n "$wpid" ]; then
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+fi
 elapsed=$(($(date +%s) - t0))
 
 fail=

@@ -15,8 +15,9 @@
  * hard interrupt context on PREEMPT_RT too, not in the irq_work thread, and
  * only queues the work (raw locks, O(1)). The work goes on twheel_step_wq,
  * high priority, per CPU and CPU intensive: it runs on the CPU that set the
- * clock, in a worker at nice -20, rather than in one of the unbound pool
- * that the scheduler may wake on an idle CPU, so that the timers a step
+ * clock (a housekeeping one if that CPU is isolated), in a worker at nice
+ * -20, rather than in one of the unbound pool that the scheduler may wake
+ * on an idle CPU, so that the timers a step
  * made due follow it by about what a timerfd's hrtimer does (the clients
  * deliver those in the walk: dev_timer.c); CPU intensive, a long walk does
  * not hold back the other high-priority work items of that CPU. The work
@@ -46,6 +47,7 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/pvclock_gtod.h>
+#include <linux/sched/isolation.h>
 #include <linux/suspend.h>
 #include <linux/workqueue.h>
 
@@ -100,10 +102,19 @@ static void twheel_step_work_fn(struct work_struct *work)
 
 static DECLARE_WORK(twheel_step_work, twheel_step_work_fn);
 
-/* Hard interrupt context, PREEMPT_RT included: queue_work() takes raw locks. */
+/*
+ * Hard interrupt context, PREEMPT_RT included: queue_work() takes raw locks.
+ * On the CPU that set the clock, unless it is isolated from workqueues
+ * (isolcpus, nohz_full): then on a housekeeping CPU, as an unbound work
+ * item would be.
+ */
 static void twheel_step_irq_work_fn(struct irq_work *iw)
 {
-	queue_work(twheel_step_wq, &twheel_step_work);
+	int cpu = smp_processor_id();
+
+	if (!housekeeping_cpu(cpu, HK_TYPE_WQ))
+		cpu = housekeeping_any_cpu(HK_TYPE_WQ);
+	queue_work_on(cpu, twheel_step_wq, &twheel_step_work);
 }
 
 static struct irq_work twheel_step_irq_work =

@@ -327,9 +327,11 @@ unlock:
  * neither in a wheel nor waiting for its callback: its expiry is in flight
  * (the callback waits for the file lock), and the caller re-arms it as any
  * other, which defers behind that callback; the callback then drops its
- * expiry and the timer fires at the next tick. So a one-shot slot whose
- * event the step queued has no expiry in flight that a read() freeing it
- * could race (twheel_read_one()).
+ * expiry and the timer fires at the next tick. A callback may still be in
+ * flight after a delivery here (an arming deferred behind it by an earlier
+ * step is cancelled): it finds the event queued and drops out, and read(),
+ * arm and release wait for it as after the walk before suspend. The wheel
+ * counts the timer as cancelled; clock_delivered counts the delivery.
  */
 static bool twheel_utimer_step_due(struct twheel_file *f,
 				   struct twheel_utimer *ut, const u64 *now)
@@ -339,6 +341,7 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
 	if (t < ut->deadline || !twheel_cancel(&ut->timer))
 		return false;
 	twheel_utimer_queue(f, ut, t);
+	twheel_stat_inc(clock_delivered);
 	return true;
 }
 
@@ -361,7 +364,7 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
  *
  * Context: process context (clock_step.c's work item, through dev_step.c),
  * may sleep.
- * Return: the number of timers re-armed or canceled.
+ * Return: the number of timers re-armed, canceled or delivered.
  */
 unsigned long twheel_file_clock_step(struct twheel_file *f,
 				     unsigned int clocks)
@@ -437,8 +440,10 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 			if (ut->deadline <= now) {
 				/* Its callback, if running, finds it queued. */
 				twheel_cancel(&ut->timer);
-				if (!twheel_utimer_was_set(f, ut))
+				if (!twheel_utimer_was_set(f, ut)) {
 					twheel_utimer_queue(f, ut, now);
+					twheel_stat_inc(clock_delivered);
+				}
 				continue;
 			}
 			i = twheel_wake_index(ut->clock);
