@@ -80,7 +80,7 @@ else
 	echo "no python3: no watchdog" >"$harness"
 	wpid=
 fi
-trap '[ -z "$wpid" ] || kill "$wpid" 2>/dev/null; rm -rf "$qdir"' EXIT
+trap 'if [ -n "$wpid" ]; then kill "$wpid" 2>/dev/null || true; fi; rm -rf "$qdir"' EXIT
 # Live progress from the results channel while the guest runs.
 progress() {
 	local tag kind a b c
