@@ -11,6 +11,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "compat.h"
@@ -74,6 +75,25 @@ unsigned int twheel_hook_knob(enum twheel_hook h)
 	if (v)
 		atomic64_inc(&hk->hits);
 	return v;
+}
+
+/**
+ * twheel_hook_poison() - fill memory with a knob's byte, if it is set
+ * @h:		the hook, used as a knob
+ * @p:		the memory, as kmalloc() handed it
+ * @size:	its size in bytes
+ *
+ * Makes what an allocator may hand back visible: a byte of @p that
+ * reaches userspace unwritten then is the knob's, never a zero.
+ *
+ * Context: any.
+ */
+void twheel_hook_poison(enum twheel_hook h, void *p, size_t size)
+{
+	unsigned int v = twheel_hook_knob(h);
+
+	if (v)
+		memset(p, v, size);
 }
 
 /**

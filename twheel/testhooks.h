@@ -68,6 +68,7 @@ struct dentry;
 #ifdef TWHEEL_TESTHOOKS
 void twheel_hook(enum twheel_hook h);
 unsigned int twheel_hook_knob(enum twheel_hook h);
+void twheel_hook_poison(enum twheel_hook h, void *p, size_t size);
 void twheel_hooks_debugfs(struct dentry *dir);
 /* What hooks/<name> does, for the KUnit suites (no debugfs there). */
 void twheel_hook_set(enum twheel_hook h, unsigned int delay_us);
@@ -75,6 +76,8 @@ u64 twheel_hook_hits(enum twheel_hook h);
 #else
 static inline void twheel_hook(enum twheel_hook h) { }
 static inline unsigned int twheel_hook_knob(enum twheel_hook h) { return 0; }
+static inline void twheel_hook_poison(enum twheel_hook h, void *p,
+				      size_t size) { }
 static inline void twheel_hooks_debugfs(struct dentry *dir) { }
 #endif
 

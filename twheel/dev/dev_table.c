@@ -459,10 +459,7 @@ long twheel_table_submit(struct twheel_file *f, const struct twheel_batch *b,
 		w = kmalloc(sizeof(*w), GFP_KERNEL);
 		if (!w)
 			return -ENOMEM;
-		/* Test-only: what kmalloc() may hand back, never zeroes. */
-		i = twheel_hook_knob(TWHEEL_HOOK_poison_alloc);
-		if (i)
-			memset(w, i, sizeof(*w));
+		twheel_hook_poison(TWHEEL_HOOK_poison_alloc, w, sizeof(*w));
 	}
 	/* Arms without a named CPU go to the submitter's CPU of the moment. */
 	local = raw_smp_processor_id();
