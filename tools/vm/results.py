@@ -234,11 +234,24 @@ KCSAN_END = re.compile(r'^={20,}$')
 # function. Not the "Workqueue: twheel tw_work_fn [twheel]" line, which
 # only says what the worker was running when the kernel proper raced.
 KCSAN_OURS = re.compile(r'\+0x[0-9a-f]+/0x[0-9a-f]+ \[twheel(_kunit)?\]|\btw(heel)?_\w+\+0x')
+# The racing functions a report's first line names ("data-race in A / B").
+KCSAN_RACE = re.compile(r'BUG: KCSAN: [\w-]+ in (\S+)(?: / (\S+))?')
+# Races inside the timekeeping core itself, between its seqcount readers
+# and its updates: twheel is on the stack only as a caller of ktime_get().
+KCSAN_TIMEKEEPING = re.compile(r'^(ktime_get\w*|timekeeping_\w+|update_wall_time|tk_\w+)$')
+
+
+def kcsan_timekeeping(head):
+    """Does the report's first line name only timekeeping functions?"""
+    m = KCSAN_RACE.search(head)
+    return bool(m) and all(KCSAN_TIMEKEEPING.match(f)
+                           for f in m.groups() if f)
 
 
 def kcsan_foreign(lines):
-    """Lines of KCSAN reports that name no twheel code: races of the kernel
-    proper, which the KCSAN guest reports but which are not ours to fail on."""
+    """Lines of KCSAN reports that name no twheel code, or that race only
+    inside timekeeping: races of the kernel proper, which the KCSAN guest
+    reports but which are not ours to fail on."""
     skip = set()
     i = 0
     while i < len(lines):
@@ -253,7 +266,8 @@ def kcsan_foreign(lines):
                 break
             j += 1
         block = lines[i:j + 1]
-        if not any(KCSAN_OURS.search(l) for l in block):
+        if (not any(KCSAN_OURS.search(l) for l in block) or
+                kcsan_timekeeping(m.group(1))):
             skip.update(range(i, j + 1))
         i = j + 1
     return skip
