@@ -431,13 +431,13 @@ struct slept {
  * A suspend runs with the non-boot CPUs offline: cpus_down() before the
  * test arms anything and again right before each suspend, cpus_up() after
  * it; the next test that does not suspend, and the harness's process at
- * exit, put back any that a test ending early left offline. Hotplug takes them down by the path suspend
- * itself does (and twheel's hotplug callbacks with it). Left online,
- * resume brings them up from QEMU's S3 reset, and under TCG with a host
- * thread per vCPU that fails: "CPU1: APIC id mismatch. Firmware: 1 APIC:
- * 0", then a BUG in irq_matrix_online() (stock 6.1: one run in three), or
- * a hang with the console suspended. Hotplug brings them up reliably
- * (twheel_stress cycles it).
+ * exit, put back any that a test ending early left offline. Hotplug takes
+ * them down by the path suspend itself does (and twheel's hotplug
+ * callbacks with it). Left online, resume brings them up from QEMU's S3
+ * reset, and under TCG with a host thread per vCPU that fails: "CPU1: APIC
+ * id mismatch. Firmware: 1 APIC: 0", then a BUG in irq_matrix_online()
+ * (stock 6.1: one run in three), or a hang with the console suspended.
+ * Hotplug brings them up reliably (twheel_stress cycles it).
  */
 /* Take the non-boot CPUs offline: how many would not go. */
 static int cpus_down(void)
