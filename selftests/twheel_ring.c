@@ -1103,6 +1103,79 @@ TEST(periodic_parks_in_backlog)
 }
 
 /*
+ * A fixed-delay slot parked in the backlog is re-armed one period after its
+ * record leaves the backlog, and never less than a period after the
+ * deadline that record reports. The flush reads its clock before it takes
+ * the ring lock; the hook ring_flush holds it there while the slot fires
+ * into the backlog, so the clock the flush holds is older than that record.
+ */
+TEST(fixed_delay_flush_after_record)
+{
+	enum { P_MS = 50 };
+	struct twheel_sqe q[3];
+	struct twheel_cqe c[4];
+	uint64_t t0, end, last = 0, now;
+	unsigned int i, n, recs = 0, short_gap = 0, early = 0;
+	long long hits;
+	struct tw_uring r;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	if (tw_hook_set("ring_flush", 0))
+		SKIP(close(fd); return, "no test hooks");
+	/* A one-record ring: slot 0's record fills it, slot 2's waits. */
+	ASSERT_EQ(0, tw_ring_setup(fd, 3, 1, &r));
+	t0 = tw_now();
+	q[0] = tw_sqe(TWHEEL_OP_ARM, 0, TWHEEL_ARM_ABS, t0 + 5 * MS, 0, 0);
+	q[1] = tw_sqe(TWHEEL_OP_ARM, 1, TWHEEL_ARM_ABS | TWHEEL_ARM_FIXED_DELAY,
+		      t0 + 100 * MS, P_MS * MS, 1);
+	q[2] = tw_sqe(TWHEEL_OP_ARM, 2, TWHEEL_ARM_ABS, t0 + 25 * MS, 0, 2);
+	ASSERT_EQ(3, tw_submit(fd, q, 3, NULL));
+	while (tw_now() < t0 + 40 * MS)
+		tw_sleep_ms(2);
+	ASSERT_EQ(1U, tw_ring_reap(&r, c, 1));
+	ASSERT_EQ(0U, c[0].slot);
+	ASSERT_TRUE(tw_ring_overflowed(&r));
+	/* The flush's clock says about t0 + 40 ms; slot 1 fires at t0 + 100 ms. */
+	hits = tw_hook_hits("ring_flush");
+	ASSERT_EQ(0, tw_hook_set("ring_flush", 200000));
+	tw_flush(fd, NULL, NULL);
+	tw_hook_set("ring_flush", 0);
+	EXPECT_LT(hits, tw_hook_hits("ring_flush"));
+	end = tw_now() + 400 * MS;
+	while (tw_now() < end) {
+		n = tw_ring_reap(&r, c, 4);
+		now = tw_now();
+		for (i = 0; i < n; i++) {
+			if (c[i].slot != 1)
+				continue;
+			if (c[i].deadline > now)
+				early++;
+			if (!recs)
+				EXPECT_EQ(t0 + 100 * MS, c[i].deadline);
+			if (last && c[i].deadline < last + P_MS * MS) {
+				short_gap++;
+				TH_LOG("record %u: deadline %llu us after the last, period %u ms",
+				       recs, (unsigned long long)
+				       (c[i].deadline - last) / 1000, P_MS);
+			}
+			last = c[i].deadline;
+			recs++;
+		}
+		tw_flush(fd, NULL, NULL);
+		tw_sleep_ms(2);
+	}
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 1, 0, 0, 0, 0, NULL));
+	EXPECT_LE(3U, recs);
+	EXPECT_EQ(0U, early);
+	EXPECT_EQ(0U, short_gap);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
  * An expiry that goes to the backlog is new data: an edge-triggered epoll
  * consumer is woken for it, as for a record written into the ring.
  */

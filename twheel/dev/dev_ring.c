@@ -25,6 +25,7 @@
 
 #include "driver.h"
 #include "dev_ring.h"
+#include "testhooks.h"
 
 /* Backlog records moved per hold of the ring lock by a flush. */
 #define TW_FLUSH_BATCH	TWHEEL_LOCK_BUDGET
@@ -348,7 +349,11 @@ static void tw_flush_record(struct tw_slot *s, u64 now, u64 *deadline,
 	e->mode = s->pmode;
 	e->cpu = TWHEEL_CPU_ANY;
 	if (s->pmode == TWHEEL_MODE_FIXED_DELAY) {
-		e->deadline = tw_deadline_add(now, period);
+		/*
+		 * @now was read before the ring lock: the slot may have fired
+		 * since. A period counts from its record's deadline at least.
+		 */
+		e->deadline = tw_deadline_add(max(now, s->fired), period);
 		return;
 	}
 	/* Fixed rate: the periods that passed while parked, from the clock. */
@@ -493,6 +498,7 @@ unsigned int tw_ring_flush(struct twheel_table *tb)
 		return 0;
 	do {
 		now = ktime_get_ns();
+		twheel_hook(TWHEEL_HOOK_ring_flush);
 		raw_spin_lock_irq(&r->lock);
 		n = tw_flush_some(tb, now, ents, un, &nents, &more);
 		raw_spin_unlock_irq(&r->lock);
