@@ -870,6 +870,59 @@ TEST(suspend_alarm_due_at_walk)
 	close(fd);
 }
 
+/*
+ * Close waits for every slot's expiry, also one whose slot read() freed
+ * already. The walk before suspend delivers a due alarm timer whose expiry
+ * has started but not reached the file lock yet (the test hook utimer_fire
+ * holds it there for HOLD_S); after the resume read() takes that event and
+ * frees the slot, and close must wait for the held expiry before it frees
+ * the file that expiry is about to lock.
+ */
+#define HOLD_S	10
+
+TEST(suspend_close_waits_for_expiry)
+{
+	long long fired, delivered;
+	struct twheel_event ev;
+	uint64_t m0, m1, id;
+	const char *why;
+	struct slept s;
+	int fd;
+
+	why = alarm_skip(_metadata, &fd, true);
+	if (why)
+		SKIP(return, "%s", why);
+	fired = tw_hook_hits("utimer_fire");
+	if (fired < 0 || tw_hook_set("utimer_fire", HOLD_S * 1000000))
+		SKIP(close(fd); return, "no test hooks (a packaged build)");
+	delivered = dbg_stat("clock_delivered");
+	m0 = clk_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, tw_arm_clk(fd, 0, CLOCK_BOOTTIME_ALARM, 30 * MS, 21, &id));
+	while (tw_hook_hits("utimer_fire") == fired &&
+	       clk_ns(CLOCK_MONOTONIC) < m0 + 2 * SEC)
+		usleep(1000);
+	/* Only the next expiries are held: this one's hold has begun. */
+	tw_hook_set("utimer_fire", 0);
+	ASSERT_LT(fired, tw_hook_hits("utimer_fire"));
+	/* No alarm timer is armed: the RTC backstop ends this suspend. */
+	why = suspend_ram_or_why(_metadata, &s, BACKSTOP_S);
+	if (why)
+		SKIP(return, "%s", why);
+	/* The walk delivered it while its expiry was held. */
+	EXPECT_LT(delivered, dbg_stat("clock_delivered"));
+	ASSERT_EQ(1, wait_readable(fd, 3000));
+	ASSERT_EQ(1, tw_read1(fd, &ev));
+	EXPECT_EQ(21, ev.cookie);
+	/* The window: close comes while the expiry is still held. */
+	ASSERT_GT(m0 + HOLD_S * SEC, clk_ns(CLOCK_MONOTONIC))
+		TH_LOG("the suspend took the whole hold: nothing to close against");
+	close(fd);
+	m1 = clk_ns(CLOCK_MONOTONIC);
+	TH_LOG("close returned %llu ms after the arm; the expiry was held %d s from its deadline",
+	       (unsigned long long)(m1 - m0) / MS, HOLD_S);
+	EXPECT_LE(m0 + 30 * MS + HOLD_S * SEC, m1);
+}
+
 /* Arm and cancel alarm timers whose deadline has passed, until killed. */
 static void past_alarm_arms(void)
 {

@@ -17,6 +17,13 @@
 #include "compat.h"
 #include "testhooks.h"
 
+/*
+ * Longest delay a hook takes: a sleep may hold a callback across a suspend;
+ * a spin (where the caller cannot sleep) stops after a second.
+ */
+#define TW_HOOK_MAX_US		(30 * USEC_PER_SEC)
+#define TW_HOOK_SPIN_MAX_US	USEC_PER_SEC
+
 struct tw_hook {
 	unsigned int	delay_us;
 	atomic64_t	hits;
@@ -53,6 +60,8 @@ void twheel_hook(enum twheel_hook h)
 		fsleep(us);
 		return;
 	}
+	/* A spin widens a window, it does not hang a CPU: a second at most. */
+	us = min_t(unsigned int, us, TW_HOOK_SPIN_MAX_US);
 	while (us >= 1000) {
 		mdelay(1);
 		us -= 1000;
@@ -99,12 +108,13 @@ void twheel_hook_poison(enum twheel_hook h, void *p, size_t size)
 /**
  * twheel_hook_set() - set a hook's delay, as a write to hooks/<name> does
  * @h:		the hook
- * @delay_us:	delay in microseconds, 0 turns the hook off (at most 1 s)
+ * @delay_us:	delay in microseconds, 0 turns the hook off (at most
+ *		TW_HOOK_MAX_US)
  */
 void twheel_hook_set(enum twheel_hook h, unsigned int delay_us)
 {
 	WRITE_ONCE(tw_hooks[h].delay_us, min_t(unsigned int, delay_us,
-					       USEC_PER_SEC));
+					       TW_HOOK_MAX_US));
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_hook_set);
 
@@ -144,8 +154,7 @@ static ssize_t tw_hook_write(struct file *file, const char __user *ubuf,
 	ret = kstrtouint_from_user(ubuf, len, 0, &us);
 	if (ret)
 		return ret;
-	/* A second at most: a hook widens a window, it does not hang a CPU. */
-	if (us > USEC_PER_SEC)
+	if (us > TW_HOOK_MAX_US)
 		return -ERANGE;
 	WRITE_ONCE(hk->delay_us, us);
 	return len;

@@ -43,7 +43,8 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
  * twheel_hook() is an empty inline.
  *
  * Each hook is /sys/kernel/debug/twheel/hooks/<name> (root only): write a
- * delay in microseconds (0 turns it off); read "<delay_us> <hits>", where
+ * delay in microseconds (0 turns it off; at most 30 s, and a spin stops
+ * after 1 s); read "<delay_us> <hits>", where
  * hits counts the passes through the hook while its delay was set, so a
  * test can tell that its window was actually reached. The delay sleeps
  * where the caller may sleep and spins (udelay) where it may not.
