@@ -10,10 +10,13 @@ Reads the symbols each object of twheel/ (not KUnit's) needs and defines
 that twheel/base/base_int.h lists them in: each of them may use only the
 files above it there, and api.c (the set-up of a timer, not in the list)
 none of them. A call between two of those files either way round, the
-shape of a call circle, is a failure.
+shape of a call circle, is a failure. So is a call circle anywhere in the
+module (files that use each other, directly or through others), each
+printed as a path a -> b -> ... -> a.
 With --graph, prints every object's callees and the call circles of the
 whole module, a report only.
-Ends with "calls: the driver's N files keep base_int.h's order".
+Ends with "calls: the driver's N files keep base_int.h's order, no call
+circle".
 """
 import os
 import re
@@ -80,12 +83,15 @@ def main(argv):
                 what = sorted(syms[o][0] & syms[p][1])
                 bad.append(f"{o} uses {p} ({', '.join(what)}), which "
                            "base_int.h lists after it")
+    bad += ["call circle: " + " -> ".join(c) for c in cycles(graph)]
     for b in bad:
         print(b)
     if bad:
-        print(f"calls: {len(bad)} problem(s) in the driver's order")
+        print(f"calls: {len(bad)} problem(s) in the driver's order or "
+              "call circles")
         return 1
-    print(f"calls: the driver's {len(driver)} files keep base_int.h's order")
+    print(f"calls: the driver's {len(driver)} files keep base_int.h's order, "
+          "no call circle")
     return 0
 
 

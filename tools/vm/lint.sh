@@ -8,7 +8,8 @@
 #   documentation and man pages rendered without warnings, twheel(4)
 #   naming every macro and structure of the uapi header, the module's
 #   include graph free of cycles and of includes across its layers, and
-#   the per-CPU driver's files calling each other in one order.
+#   the per-CPU driver's files calling each other in one order and no
+#   call circle among the module's files.
 # Ends with "lint: N passed, N failed, N skipped"; exits non-zero on any failure.
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -182,8 +183,9 @@ gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"
 gate w1-sparse-6.12 kbuild "$kdebug" "$TW_BUILD/lint-6.12" C=2
-# The driver's files call each other in base_int.h's order (no call
-# circle), read from the objects the 6.12 build just made.
+# The driver's files call each other in base_int.h's order, and no files
+# of the module call each other in a circle, read from the objects the 6.12
+# build just made.
 gate driver-calls python3 tools/vm/calls.py "$TW_BUILD/lint-6.12"
 gate "w1-stock-$(tw_stock_release 6.1)" kbuild "$kstock" "$TW_BUILD/lint-stock"
 gate "w1-stock-$(tw_stock_release 6.12-rt)" kbuild "$krt" "$TW_BUILD/lint-stock-rt"

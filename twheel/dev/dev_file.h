@@ -8,7 +8,8 @@
  * and read() of the timer set of ABI 1, dev_timer.c that timer set (arm,
  * modify, cancel, the expiry callback and the ready list; helpers shared
  * with dev_read.c in dev_utimer.h), dev_utable.c the table its timers live
- * in (see "Table"), dev_table.c the timer table and bulk
+ * in (see "Table"), dev_steplist.c the files with clock-bound timers that
+ * dev_step.c walks, dev_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
  * the caps on timers and their module parameters, dev_clock.c the time
@@ -66,7 +67,7 @@
  * while queued), one list per clock. A clock step (noticed by clock_step.c,
  * which calls dev_step.c's client from its work item) re-arms the timers on
  * the lists of the clocks whose offset moved, in the files that have
- * clock-bound timers (a file goes on dev_step.c's list when it binds one,
+ * clock-bound timers (a file goes on dev_steplist.c's list when it binds one,
  * and a walk takes it off when it has none left), TWHEEL_STEP_CHUNK timers
  * per hold of the file lock: O(timers on the clocks that moved), nothing for
  * the others (a CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone),
@@ -163,7 +164,7 @@ struct twheel_user;
  * @clocked:	clock-bound timers armed and not queued (see "Clocks"),
  *		but alarm timers; per clock (twheel_utimer_list())
  * @alarms:	alarm timers armed and not queued (see "Alarms"), per clock
- * @step_link:	link in dev_step.c's list of files with clock-bound
+ * @step_link:	link in dev_steplist.c's list of files with clock-bound
  *		timers, or in a walk's (dev_step.c)
  * @stepped:	on one of those (changes under the file lock and
  *		twheel_step_lock)
@@ -252,9 +253,14 @@ struct twheel_req {
 /* dev_step.c */
 void twheel_step_init(void);
 void twheel_step_exit(void);
+
+/* dev_steplist.c */
 void twheel_step_add_file(struct twheel_file *f);
 void twheel_step_note(struct twheel_file *f);
 void twheel_step_del_file(struct twheel_file *f);
+void twheel_step_take(struct list_head *walk);
+void twheel_step_put_back(struct twheel_file *f);
+void twheel_step_done(void);
 
 /* dev_read.c */
 int twheel_file_query(struct twheel_file *f, struct twheel_query *q);

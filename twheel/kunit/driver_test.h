@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the KUnit tests of the twheel per-CPU driver
- * (driver_test.c, driver_sync_test.c): bounds, waits, a timer cancelled when
- * the test ends, and sets of one-shot timers checked for exact, on-time,
- * on-CPU expiry.
+ * (driver_test.c, driver_sync_test.c), defined in driver_helpers.c: bounds,
+ * waits, a timer cancelled when the test ends, and sets of one-shot timers
+ * checked for exact, on-time, on-CPU expiry.
  */
 #ifndef _TWHEEL_KUNIT_DRIVER_TEST_H
 #define _TWHEEL_KUNIT_DRIVER_TEST_H
