@@ -8,7 +8,7 @@
  * back. The driver expires at most TWHEEL_LOCK_BUDGET timers per pass of the
  * tick with the base lock held and interrupts off and lets its work item
  * finish the rest, so debugfs must show passes that ran out of budget
- * ("deferred" grew) and a longest pass ("pass_max_us", reset with
+ * ("behind" grew) and a longest pass ("pass_max_us", reset with
  * "reset_max" before the deadline) below a tick on a production kernel
  * (20 ms on a debug kernel: KASAN and lockdep make every node cost many
  * times more), plus what a control measured in the same window: how late
@@ -256,13 +256,13 @@ TEST_F_TIMEOUT(burst, in_one_tick_is_bounded, 280)
 		/* And none was re-armed for firing before its deadline. */
 		if (tw_stats_has(&se, TWS_UTIMER_EARLY))
 			ASSERT_EQ(0, tw_stats_delta(&se, &s1, TWS_UTIMER_EARLY));
-		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_DEFERRED))
+		EXPECT_LT(0, tw_stats_delta(&s0, &s1, TWS_BEHIND))
 			TH_LOG("no pass ran out of budget: nothing was bounded");
 		EXPECT_LT(0, ctl.wakes);
 		pass_us = tw_stats_v(&s1, TWS_PASS_MAX_US);
 		printf("# burst %d: %u timers in one tick on CPU 0\n", attempt, n);
-		printf("# passes deferred %lld, longest pass %llu us (bound %llu us + control %llu us, CPU %d%s, %lu wakes)\n",
-		       (long long)tw_stats_delta(&s0, &s1, TWS_DEFERRED),
+		printf("# passes behind %lld, longest pass %llu us (bound %llu us + control %llu us, CPU %d%s, %lu wakes)\n",
+		       (long long)tw_stats_delta(&s0, &s1, TWS_BEHIND),
 		       (unsigned long long)pass_us,
 		       (unsigned long long)base_us,
 		       (unsigned long long)ctl.worst_ns / 1000, ctl_cpu,

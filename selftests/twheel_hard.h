@@ -183,7 +183,7 @@ static inline long long tw_hook_hits(const char *name)
 #define TWS_OVERRUNS		"overruns"
 #define TWS_REJECTED		"rejected"
 #define TWS_FD_CANCELLED	"fd_cancelled"
-#define TWS_DEFERRED		"deferred"
+#define TWS_BEHIND		"behind"
 #define TWS_PASS_MAX_US		"pass_max_us"
 #define TWS_UTIMER_EARLY	"utimer_early"
 

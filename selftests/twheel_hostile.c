@@ -1049,7 +1049,7 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 		printf("# during the storm: %lld expired, %lld callbacks, %lld deferred passes, %lld overruns\n",
 		       (long long)tw_stats_delta(&s0, &s1, TWS_EXPIRED),
 		       (long long)tw_stats_delta(&s0, &s1, TWS_CALLBACKS),
-		       (long long)tw_stats_delta(&s0, &s1, TWS_DEFERRED),
+		       (long long)tw_stats_delta(&s0, &s1, TWS_BEHIND),
 		       (long long)tw_stats_delta(&s0, &s1, TWS_OVERRUNS));
 
 	/* The victim. */

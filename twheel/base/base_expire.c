@@ -224,7 +224,7 @@ void tw_kick(struct twheel_base *base, int cpu)
 		return;
 	idle->state = TW_RUNNER_LOOKING;
 	queue_work_on(cpu, twheel_wq, &idle->work);
-	twheel_stat_inc(batches);
+	twheel_stat_inc(runner_kicks);
 }
 
 /* Where @base's runners go: its CPU, or this one once it went down. */
@@ -378,7 +378,7 @@ enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt)
 	base->next_tick = 0;
 	base->behind = tw_run_pass(base, now, &next);
 	if (base->behind) {
-		twheel_stat_inc(deferred);
+		twheel_stat_inc(behind);
 		tw_kick(base, tw_runner_cpu(base));
 		next = tw_ns_to_tick_floor(now) + 1;
 	}
