@@ -5,7 +5,7 @@
  * A misc device (dynamic minor, mode 0666: like timerfd it needs no
  * privilege; memory is charged to the caller's memcg and capped per file and
  * globally). Each open() gets its own timer set (dev_timer.c) and may set up
- * a timer table and completion ring (dev_table.c, dev_ring.c; mmap() maps
+ * a timer table and completion ring (dev_ring_table.c, dev_ring.c; mmap() maps
  * the ring); the ioctls are in dev_ioctl.c, the ABI in uapi/linux/twheel.h.
  * The file operations hold a module reference, so the module cannot be
  * unloaded while a file is open.

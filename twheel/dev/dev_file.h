@@ -7,9 +7,9 @@
  * dev_step.c the reaction to clock steps (see "Clocks"), dev_read.c QUERY
  * and read() of the timer set of ABI 1, dev_timer.c that timer set (arm,
  * modify, cancel, the expiry callback and the ready list; helpers shared
- * with dev_read.c in dev_utimer.h), dev_utable.c the table its timers live
+ * with dev_read.c in dev_utimer.h), dev_idtable.c the table its timers live
  * in (see "Table"), dev_steplist.c the files with clock-bound timers that
- * dev_step.c walks, dev_table.c the timer table and bulk
+ * dev_step.c walks, dev_ring_table.c the timer table and bulk
  * submission of the ring ABI, dev_ring.c its completion ring (design in
  * dev_ring.h), dev_req.c the checks shared by arms and modifies, dev_caps.c
  * the caps on timers and their module parameters, dev_clock.c the time
@@ -31,7 +31,7 @@
  *
  * Table
  * -----
- * A file's timers are the slots of its table (dev_utable.c): chunks of
+ * A file's timers are the slots of its table (dev_idtable.c): chunks of
  * TWHEEL_UCHUNK timers (a page on 64-bit) allocated, and charged to the
  * memory cgroup, only when no slot is free, and kept until the last close.
  * An arm takes a free slot and a cancel or the read of a one-shot event
@@ -280,7 +280,7 @@ int twheel_file_cancel(struct twheel_file *f, u64 id);
 int twheel_file_modify(struct twheel_file *f, u64 id,
 		       const struct twheel_req *req);
 
-/* dev_utable.c */
+/* dev_idtable.c */
 struct twheel_utimer *twheel_utable_pop(struct twheel_file *f);
 void twheel_utable_push(struct twheel_file *f, struct twheel_utimer *ut);
 struct twheel_utimer *twheel_utable_lookup(struct twheel_file *f, u64 id);

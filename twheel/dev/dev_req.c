@@ -2,7 +2,7 @@
 /*
  * twheel char device: checking and converting the deadline, period, clock
  * and CPU of an arm or modify request, shared by the ioctls of ABI 1
- * (dev_ioctl.c) and the ring's submissions (dev_table.c).
+ * (dev_ioctl.c) and the ring's submissions (dev_ring_table.c).
  */
 #include <linux/capability.h>
 #include <linux/cpumask.h>

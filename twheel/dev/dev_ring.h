@@ -29,9 +29,9 @@
  * the tick at most one callback per slot per tick while its records are
  * consumed, and none once they are not.
  *
- * dev_table.c sets the table up, takes submissions and tears it down;
+ * dev_ring_table.c sets the table up, takes submissions and tears it down;
  * dev_ring.c owns the ring: mmap, the producer (the timers' callback), the
- * backlog, flushing and readiness. dev_table.c calls dev_ring.c, never the
+ * backlog, flushing and readiness. dev_ring_table.c calls dev_ring.c, never the
  * other way round.
  *
  * Submission
@@ -253,7 +253,7 @@ static inline u32 tw_slot_index(const struct tw_slot *s)
 	return c->h.first + (u32)(s - c->slots);
 }
 
-/* dev_table.c */
+/* dev_ring_table.c */
 int twheel_table_setup(struct twheel_file *f, struct twheel_ring_params *p);
 long twheel_table_submit(struct twheel_file *f, const struct twheel_batch *b,
 			 u32 __user *donep);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel char device: the timer table of ABI 1, where the timers of a file
+ * twheel char device: the id table of ABI 1, where the timers of a file
  * live and where ids are looked up (design in dev_file.h, "Table").
  *
  * A file's timers are slots of chunks of TWHEEL_UCHUNK struct
