@@ -61,6 +61,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
@@ -436,7 +437,9 @@ struct slept {
  * A suspend runs with the non-boot CPUs offline: cpus_down() before the
  * test arms anything and again right before each suspend, cpus_up() after
  * it; the next test that does not suspend, and the harness's process at
- * exit, put back any that a test ending early left offline. Hotplug takes
+ * exit, put back those that a test ending early left offline. Only those
+ * cpus_down() took (cpus_taken): a CPU offline before (a guest booted with
+ * CPUs held offline, another program's) stays offline. Hotplug takes
  * them down by the path suspend itself does (and twheel's hotplug
  * callbacks with it). Left online, resume brings them up from QEMU's S3
  * reset, and under TCG with a host thread per vCPU that fails: "CPU1: APIC
@@ -444,31 +447,57 @@ struct slept {
  * (stock 6.1: one run in three), or a hang with the console suspended.
  * Hotplug brings them up reliably (twheel_stress cycles it).
  */
+
+/*
+ * Taken by cpus_down(), not yet brought back: shared by the harness's
+ * process and every test's (mapped before it forks them). NULL if it could
+ * not be mapped: cpus_down() takes none offline then.
+ */
+static cpu_set_t *cpus_taken;
+
+__attribute__((constructor)) static void cpus_taken_map(void)
+{
+	void *p = mmap(NULL, sizeof(*cpus_taken), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	cpus_taken = p;
+	CPU_ZERO(cpus_taken);
+}
+
 /* Take the non-boot CPUs offline: how many would not go. */
 static int cpus_down(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int cpu, up = 0;
 
-	for (cpu = 1; cpu < n; cpu++) {
-		if (twl_cpu_online(cpu) == 1)
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		if (cpus_taken && twl_cpu_online(cpu) == 1) {
+			/* Recorded first: a test may end before it returns. */
+			CPU_SET(cpu, cpus_taken);
 			tw_cpu_set_online(cpu, 0);
+		}
 		up += twl_cpu_online(cpu) == 1;
 	}
 	return up;
 }
 
-/* Bring every offline CPU back: how many would not come up. */
+/* Bring back the CPUs cpus_down() took offline: how many would not come. */
 static int cpus_up(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int cpu, try, lost = 0;
 
-	for (cpu = 1; cpu < n; cpu++) {
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE && cpus_taken; cpu++) {
+		if (!CPU_ISSET(cpu, cpus_taken))
+			continue;
 		for (try = 0; try < 3 && twl_cpu_online(cpu) == 0; try++)
 			tw_cpu_set_online(cpu, 1);
 		if (twl_cpu_online(cpu) == 0)
 			lost++;
+		else
+			CPU_CLR(cpu, cpus_taken);
 	}
 	return lost;
 }
