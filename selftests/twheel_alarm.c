@@ -27,6 +27,11 @@
  * suspend: a timer due at a step is due when the step is noticed, one due
  * during a suspend when the system resumes, and so is its timerfd. The
  * tests without a suspend measure up to CLK_TRIES windows (twheel_clk.h).
+ *   cpus_up_restores_those_taken
+ *				the non-boot CPUs a suspend test takes offline
+ *				come back, from its own process or one that
+ *				ended without, and only those: a CPU held
+ *				offline before stays offline
  *   suspend_alarm_wakes	suspend to RAM with only a far RTC backstop: a timerfd
  *				CLOCK_BOOTTIME_ALARM, then a twheel one, must
  *				end the suspend at their deadlines and fire; a
@@ -56,6 +61,7 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 
@@ -431,7 +437,9 @@ struct slept {
  * A suspend runs with the non-boot CPUs offline: cpus_down() before the
  * test arms anything and again right before each suspend, cpus_up() after
  * it; the next test that does not suspend, and the harness's process at
- * exit, put back any that a test ending early left offline. Hotplug takes
+ * exit, put back those that a test ending early left offline. Only those
+ * cpus_down() took (cpus_taken): a CPU offline before (a guest booted with
+ * CPUs held offline, another program's) stays offline. Hotplug takes
  * them down by the path suspend itself does (and twheel's hotplug
  * callbacks with it). Left online, resume brings them up from QEMU's S3
  * reset, and under TCG with a host thread per vCPU that fails: "CPU1: APIC
@@ -439,31 +447,57 @@ struct slept {
  * (stock 6.1: one run in three), or a hang with the console suspended.
  * Hotplug brings them up reliably (twheel_stress cycles it).
  */
+
+/*
+ * Taken by cpus_down(), not yet brought back: shared by the harness's
+ * process and every test's (mapped before it forks them). NULL if it could
+ * not be mapped: cpus_down() takes none offline then.
+ */
+static cpu_set_t *cpus_taken;
+
+__attribute__((constructor)) static void cpus_taken_map(void)
+{
+	void *p = mmap(NULL, sizeof(*cpus_taken), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	cpus_taken = p;
+	CPU_ZERO(cpus_taken);
+}
+
 /* Take the non-boot CPUs offline: how many would not go. */
 static int cpus_down(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int cpu, up = 0;
 
-	for (cpu = 1; cpu < n; cpu++) {
-		if (twl_cpu_online(cpu) == 1)
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		if (cpus_taken && twl_cpu_online(cpu) == 1) {
+			/* Recorded first: a test may end before it returns. */
+			CPU_SET(cpu, cpus_taken);
 			tw_cpu_set_online(cpu, 0);
+		}
 		up += twl_cpu_online(cpu) == 1;
 	}
 	return up;
 }
 
-/* Bring every offline CPU back: how many would not come up. */
+/* Bring back the CPUs cpus_down() took offline: how many would not come. */
 static int cpus_up(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int cpu, try, lost = 0;
 
-	for (cpu = 1; cpu < n; cpu++) {
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE && cpus_taken; cpu++) {
+		if (!CPU_ISSET(cpu, cpus_taken))
+			continue;
 		for (try = 0; try < 3 && twl_cpu_online(cpu) == 0; try++)
 			tw_cpu_set_online(cpu, 1);
 		if (twl_cpu_online(cpu) == 0)
 			lost++;
+		else
+			CPU_CLR(cpu, cpus_taken);
 	}
 	return lost;
 }
@@ -472,6 +506,69 @@ static int cpus_up(void)
 __attribute__((destructor)) static void cpus_up_at_exit(void)
 {
 	cpus_up();
+}
+
+/*
+ * cpus_up() brings back exactly the CPUs that cpus_down() took offline,
+ * those a test process left offline (ended early) included: a CPU offline
+ * before (a guest booted with CPUs held offline, another test's) stays so.
+ */
+static void cpus_expect(struct __test_metadata *_metadata,
+			const cpu_set_t *on, int held, const char *when)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int cpu;
+
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		EXPECT_EQ(CPU_ISSET(cpu, on) && cpu != held,
+			  twl_cpu_online(cpu) == 1)
+			TH_LOG("%s: CPU %d %s", when, cpu,
+			       twl_cpu_online(cpu) == 1 ? "online" : "offline");
+	}
+}
+
+TEST(cpus_up_restores_those_taken)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int cpu, held = -1, others = 0, status;
+	cpu_set_t on;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP(return, "not root");
+	CPU_ZERO(&on);
+	for (cpu = n - 1; cpu >= 1; cpu--) {
+		if (cpu >= CPU_SETSIZE || twl_cpu_online(cpu) != 1)
+			continue;
+		CPU_SET(cpu, &on);
+		if (!tw_cpu_hotpluggable(cpu))
+			continue;
+		if (held < 0)
+			held = cpu;
+		else
+			others++;
+	}
+	if (held < 0 || !others)
+		SKIP(return, "fewer than two hotpluggable non-boot CPUs online");
+	/* Held offline by someone else. */
+	ASSERT_EQ(0, tw_cpu_set_online(held, 0));
+	ASSERT_EQ(0, twl_cpu_online(held));
+	EXPECT_EQ(0, cpus_down());
+	EXPECT_EQ(0, cpus_up());
+	cpus_expect(_metadata, &on, held, "cpus_down(), cpus_up()");
+	/* A test process that ends with the CPUs it took down offline. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(cpus_down() ? 1 : 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(0, cpus_up());
+	cpus_expect(_metadata, &on, held,
+		    "cpus_down() in a process that exited, cpus_up()");
+	EXPECT_EQ(0, tw_cpu_set_online(held, 1));
+	printf("# CPU %d held offline, %d other non-boot CPUs taken down and back\n",
+	       held, others);
 }
 
 static void suspend_ram(struct slept *s, int backstop)
