@@ -365,7 +365,8 @@ TEST_F(dev, info)
 	EXPECT_LT(0, info.tick_ns);
 	EXPECT_LE(info.tick_ns, info.horizon_ns);
 	EXPECT_LE(1, info.levels);
-	EXPECT_LE(4, info.slots);
+	EXPECT_LE(4, info.buckets);
+	EXPECT_EQ(info.buckets, info.slots);
 	EXPECT_LE(1, info.max_per_file);
 	EXPECT_LE(info.max_per_file, info.max_total);
 	EXPECT_EQ(0, info.pending);

@@ -7,7 +7,7 @@
  *             pass_max_us), so that a test can measure one workload
  *   percpu    one row per possible CPU under a header row naming the columns
  *   latency   the lateness histogram, one "[lo, hi) us: count" line a bucket
- *   geometry  tick, levels, slots and horizon, "key value" lines
+ *   geometry  tick, levels, buckets and horizon, "key value" lines
  *   hooks/    test-only delay hooks (testhooks.h), test builds only
  *
  * The keys of stats, and the columns of percpu after its own, are the
@@ -247,16 +247,16 @@ DEFINE_SHOW_ATTRIBUTE(tw_dbg_latency);
 
 static int tw_dbg_geometry_show(struct seq_file *m, void *unused)
 {
-	unsigned int levels = twheel_levels(), slots = twheel_slots();
+	unsigned int levels = twheel_levels(), buckets = twheel_buckets();
 	u64 horizon_ticks = 1;
 	unsigned int i;
 
 	for (i = 0; i < levels; i++)
-		horizon_ticks *= slots;
+		horizon_ticks *= buckets;
 
 	seq_printf(m, "tick_ns %llu\n", twheel_tick_ns());
 	seq_printf(m, "levels %u\n", levels);
-	seq_printf(m, "slots %u\n", slots);
+	seq_printf(m, "buckets %u\n", buckets);
 	seq_printf(m, "horizon_ticks %llu\n", horizon_ticks);
 	seq_printf(m, "horizon_ns %llu\n", twheel_horizon_ns());
 	return 0;

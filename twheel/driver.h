@@ -19,10 +19,10 @@
 #define TWHEEL_TICK_US_MIN	100
 #define TWHEEL_TICK_US_MAX	100000
 #define TWHEEL_TICK_US_DEF	1000
-#define TWHEEL_SLOT_BITS_DEF	6
+#define TWHEEL_BUCKET_BITS_DEF	6
 #define TWHEEL_LEVELS_DEF	5
-#define TWHEEL_SLOT_BITS_MIN	2
-#define TWHEEL_SLOT_BITS_MAX	(BITS_PER_LONG == 64 ? 6 : 5)
+#define TWHEEL_BUCKET_BITS_MIN	2
+#define TWHEEL_BUCKET_BITS_MAX	(BITS_PER_LONG == 64 ? 6 : 5)
 #define TWHEEL_LEVELS_MAX	8
 
 /* struct twheel_batch_ent.op */
@@ -61,7 +61,7 @@ struct twheel_batch_ent {
  */
 typedef void (*twheel_prep_t)(struct twheel_batch_ent *e);
 
-int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
+int twheel_bases_init(unsigned int tick_us, unsigned int bucket_bits,
 		      unsigned int levels);
 void twheel_bases_exit(void);
 
@@ -70,7 +70,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep);
 
 unsigned int twheel_levels(void);
-unsigned int twheel_slots(void);
+unsigned int twheel_buckets(void);
 u64 twheel_horizon_ns(void);
 
 #endif /* _TWHEEL_DRIVER_H */

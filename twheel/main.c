@@ -20,9 +20,12 @@ static unsigned int tick_us = TWHEEL_TICK_US_DEF;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "wheel tick in microseconds (100..100000, default 1000)");
 
-static unsigned int slot_bits = TWHEEL_SLOT_BITS_DEF;
-module_param(slot_bits, uint, 0444);
-MODULE_PARM_DESC(slot_bits, "log2 of the slots per level (2..6, default 6)");
+static unsigned int bucket_bits = TWHEEL_BUCKET_BITS_DEF;
+module_param(bucket_bits, uint, 0444);
+MODULE_PARM_DESC(bucket_bits, "log2 of the buckets per level (2..6, default 6)");
+/* Its first name, before the glossary named a wheel's ring "buckets". */
+module_param_named(slot_bits, bucket_bits, uint, 0444);
+MODULE_PARM_DESC(slot_bits, "the same as bucket_bits (its former name)");
 
 static unsigned int levels = TWHEEL_LEVELS_DEF;
 module_param(levels, uint, 0444);
@@ -35,10 +38,10 @@ static int __init twheel_check_params(void)
 		       TWHEEL_TICK_US_MIN, TWHEEL_TICK_US_MAX);
 		return -EINVAL;
 	}
-	if (slot_bits < TWHEEL_SLOT_BITS_MIN ||
-	    slot_bits > TWHEEL_SLOT_BITS_MAX) {
-		pr_err("slot_bits=%u out of range %u..%u\n", slot_bits,
-		       TWHEEL_SLOT_BITS_MIN, TWHEEL_SLOT_BITS_MAX);
+	if (bucket_bits < TWHEEL_BUCKET_BITS_MIN ||
+	    bucket_bits > TWHEEL_BUCKET_BITS_MAX) {
+		pr_err("bucket_bits=%u out of range %u..%u\n", bucket_bits,
+		       TWHEEL_BUCKET_BITS_MIN, TWHEEL_BUCKET_BITS_MAX);
 		return -EINVAL;
 	}
 	if (levels < 1 || levels > TWHEEL_LEVELS_MAX) {
@@ -51,11 +54,11 @@ static int __init twheel_check_params(void)
 
 static void __init twheel_print_geometry(void)
 {
-	u64 ticks = 1ULL << (slot_bits * levels);
+	u64 ticks = 1ULL << (bucket_bits * levels);
 	u64 secs = mul_u64_u32_div(ticks, tick_us, USEC_PER_SEC);
 
-	pr_info("tick %u us, %u levels x %u slots, horizon %llu ticks (%llu s, %llu days)\n",
-		tick_us, levels, 1U << slot_bits, ticks, secs,
+	pr_info("tick %u us, %u levels x %u buckets, horizon %llu ticks (%llu s, %llu days)\n",
+		tick_us, levels, 1U << bucket_bits, ticks, secs,
 		div_u64(secs, 86400));
 }
 
@@ -66,7 +69,7 @@ static int __init twheel_init(void)
 	ret = twheel_check_params();
 	if (ret)
 		return ret;
-	ret = twheel_bases_init(tick_us, slot_bits, levels);
+	ret = twheel_bases_init(tick_us, bucket_bits, levels);
 	if (ret)
 		return ret;
 	ret = twheel_clock_steps_init();

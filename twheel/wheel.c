@@ -26,7 +26,7 @@ static inline unsigned long tw_top_bit(u64 x)
 /**
  * tw_wheel_init() - set up an empty wheel
  * @w:		the wheel
- * @bits:	log2 of the slots per level, TW_MIN_BITS..TW_MAX_BITS
+ * @bits:	log2 of the buckets per level, TW_MIN_BITS..TW_MAX_BITS
  * @levels:	number of levels, 1..TW_MAX_LEVELS
  * @now:	current tick; the clock starts there
  *
@@ -102,7 +102,7 @@ static inline unsigned long tw_level_of(u64 e, u64 clk)
 /*
  * Put @n (deadline @e) into the bucket of level w->lvl[@f] < L that holds
  * @e, @f being tw_level_of() of @e. Only a bucket that was empty changes the
- * bitmap and, if @hint, lowers w->next to its due tick, its slot's first
+ * bitmap and, if @hint, lowers w->next to its due tick, its bucket's first
  * tick: a bucket with nodes is due at or after tw_wheel_next() already.
  */
 static inline void tw_hash(struct tw_wheel *w, struct tw_node *n, u64 e,
@@ -187,8 +187,8 @@ static u64 tw_overflow_next(const struct tw_wheel *w)
 }
 
 /*
- * The clock is on a slot boundary of level 1 or above, and the lowest level
- * with work, @lvl, has it at @next: a higher level's own slot (waiting to
+ * The clock is on a bucket boundary of level 1 or above, and the lowest level
+ * with work, @lvl, has it at @next: a higher level's own bucket (waiting to
  * cascade) or the overflow list may be due at the clock instead.
  */
 static u64 tw_next_on_boundary(const struct tw_wheel *w, unsigned int lvl,
@@ -207,8 +207,8 @@ static u64 tw_next_on_boundary(const struct tw_wheel *w, unsigned int lvl,
 
 /*
  * tw_wheel_next(), inline for the loop of tw_wheel_advance_budget(): the
- * first slot of the lowest level with work, unless the clock is on a level-1
- * slot boundary (see "Finding work" in wheel.h).
+ * first bucket of the lowest level with work, unless the clock is on a level-1
+ * bucket boundary (see "Finding work" in wheel.h).
  */
 static inline u64 __tw_wheel_next(const struct tw_wheel *w)
 {
@@ -231,8 +231,8 @@ static inline u64 __tw_wheel_next(const struct tw_wheel *w)
  * tw_wheel_next() - next tick at which tw_wheel_advance() has work
  * @w:	the wheel
  *
- * That is the deadline of the earliest level-0 slot, or the first tick of a
- * higher slot that must cascade, or of the overflow list's turn. O(levels).
+ * That is the deadline of the earliest level-0 bucket, or the first tick of a
+ * higher bucket that must cascade, or of the overflow list's turn. O(levels).
  *
  * Return: a tick >= the clock, or TW_NO_TICK if the wheel is empty.
  */
@@ -275,7 +275,7 @@ static bool tw_pull_overflow(struct tw_wheel *w, unsigned long *budget)
 }
 
 /*
- * Re-hash the nodes of slot @idx of level @lvl (the clock's) relative to the
+ * Re-hash the nodes of bucket @idx of level @lvl (the clock's) relative to the
  * clock: each goes lower. At most *@budget nodes. Return: true when the
  * bucket is empty.
  */
@@ -347,9 +347,9 @@ static inline unsigned long tw_splice_some(struct hlist_head *from,
 }
 
 /*
- * The cascades (and the overflow pull) due at a clock on a slot boundary
+ * The cascades (and the overflow pull) due at a clock on a bucket boundary
  * of level 1 or above, top down so that a cascade may feed the levels below
- * it; only the levels whose boundary it is can have their own slot due.
+ * it; only the levels whose boundary it is can have their own bucket due.
  * Return: true when they are complete.
  */
 static noinline bool tw_process_upper(struct tw_wheel *w,
@@ -415,7 +415,7 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 		idx = tick & w->mask;
 		if (unlikely(!idx) && !tw_process_upper(w, budget))
 			goto out;
-		/* The level-0 slot at the clock holds the nodes due now. */
+		/* The level-0 bucket at the clock holds the nodes due now. */
 		if (w->bitmap[0] & BIT(idx)) {
 			count += tw_splice_some(&w->buckets[idx], expired,
 						budget);

@@ -9,27 +9,27 @@
  *
  * Geometry
  * --------
- * The wheel has L levels (1..8) of S = 2^B slots (B = 2..6, 2..5 on 32-bit,
- * so a level's bitmap of non-empty slots is one unsigned long). A slot of
- * level n spans S^n ticks, so one turn of level n-1 is one slot of level n:
+ * The wheel has L levels (1..8) of S = 2^B buckets (B = 2..6, 2..5 on 32-bit,
+ * so a level's bitmap of non-empty buckets is one unsigned long). A bucket of
+ * level n spans S^n ticks, so one turn of level n-1 is one bucket of level n:
  *
- *	level	slot span	turn (horizon of the level)
+ *	level	bucket span	turn (horizon of the level)
  *	0	1 tick		S ticks
  *	1	S ticks		S^2 ticks
  *	n	S^n ticks	S^(n+1) ticks
  *
- * With the defaults (B = 6, L = 5, 1 ms ticks) that is 64 slots of 1 ms,
+ * With the defaults (B = 6, L = 5, 1 ms ticks) that is 64 buckets of 1 ms,
  * 64 ms, 4.1 s, 4.4 min and 4.7 h: a horizon of 2^30 ms, about 12.4 days.
  *
  * Placement (the exact rule)
  * --------------------------
  * A timer expiring at tick e is placed relative to the wheel clock clk (the
  * first tick not yet processed) in the lowest level n at which e and clk agree
- * on every bit above level n, i.e. n = (fls64(e ^ clk) - 1) / B, in slot
+ * on every bit above level n, i.e. n = (fls64(e ^ clk) - 1) / B, in bucket
  * (e >> (n * B)) & (S - 1). Deadlines in the past are treated as clk. All
- * timers of a level therefore sit in slots at or after the clock's slot of
+ * timers of a level therefore sit in buckets at or after the clock's bucket of
  * that level, within the clock's current turn: there is no wrap-around to
- * disambiguate and no rounding. A slot of level n > 0 comes due at the first
+ * disambiguate and no rounding. A bucket of level n > 0 comes due at the first
  * tick of the span it covers; its timers are then re-hashed (cascaded) with
  * that tick as the clock, which puts each one strictly lower. A timer thus
  * cascades at most L - 1 times and fires in exactly the tick of its deadline:
@@ -51,14 +51,14 @@
  * Finding work
  * ------------
  * Two consequences of the placement rule make the search short. No node sits
- * in a slot before the clock's slot of its level, so the first set bit of a
- * level's bitmap is that level's next slot. And the clock's own slot of a
+ * in a bucket before the clock's bucket of its level, so the first set bit of a
+ * level's bitmap is that level's next bucket. And the clock's own bucket of a
  * level n > 0 holds nodes only while the clock is at its first tick (the
- * slot's cascade is then due or under way), i.e. on a slot boundary of
+ * bucket's cascade is then due or under way), i.e. on a bucket boundary of
  * level n. So the next tick with work is that of the lowest level with a
- * non-empty bitmap (its slot lies in the clock's turn of that level, and
- * every later slot of a higher level starts after that turn), unless the
- * clock is on a level-1 slot boundary, where a higher level's own slot or
+ * non-empty bitmap (its bucket lies in the clock's turn of that level, and
+ * every later bucket of a higher level starts after that turn), unless the
+ * clock is on a level-1 bucket boundary, where a higher level's own bucket or
  * an overflow turn that has begun may be due at the clock itself.
  * tw_wheel_next() scans the bitmap words up to the first non-empty one
  * (bitmap[L] is all ones and ends the scan) and takes its first bit: O(L)
@@ -75,12 +75,12 @@
  * a stale value costs one tick processed as a no-op. When nothing is due,
  * the exact value is computed for the caller's *next.
  *
- * The work of a tick: off a level-1 slot boundary only level 0 can have any,
+ * The work of a tick: off a level-1 bucket boundary only level 0 can have any,
  * its bucket at the clock, which holds exactly the nodes due then; they are
  * marked out of the wheel in one walk and the chain is spliced onto the
  * expired list whole. On a boundary of level n (the tick's lowest set bit,
  * through the same table), the overflow list is pulled if n is the top turn
- * and the own slots of levels n..1 cascade, top down, before level 0.
+ * and the own buckets of levels n..1 cascade, top down, before level 0.
  *
  * Cost
  * ----
@@ -105,7 +105,7 @@
  * 0) and every step is resumable: a half-cascaded bucket keeps its bit, a
  * half-pulled overflow list parks the nodes it kept on @scanned. Nodes
  * added meanwhile are placed relative to the unchanged clock, never into
- * a higher level's slot at the clock. The caller (base/base_expire.c)
+ * a higher level's bucket at the clock. The caller (base/base_expire.c)
  * bounds the work done with interrupts off however many timers share a
  * tick.
  */
@@ -119,7 +119,7 @@
 #include <linux/twheel.h>
 
 #define TW_MIN_BITS		2
-/* A level's bitmap is one unsigned long: 64 slots, or 32 on 32-bit. */
+/* A level's bitmap is one unsigned long: 64 buckets, or 32 on 32-bit. */
 #define TW_MAX_BITS		(BITS_PER_LONG == 64 ? 6 : 5)
 #define TW_MAX_LEVELS		8
 #define TW_MAX_BUCKETS		(TW_MAX_LEVELS << TW_MAX_BITS)
@@ -146,16 +146,16 @@
  * @next:	a lower bound of tw_wheel_next() (exact but after a del),
  *		where tw_wheel_advance() starts without looking at bitmaps
  * @mask:	S - 1
- * @bits:	log2 of slots per level (B)
+ * @bits:	log2 of buckets per level (B)
  * @levels:	number of levels (L)
  * @pending:	nodes in the wheel, overflow included
- * @bitmap:	per level, bit i set when slot i of that level is not empty;
+ * @bitmap:	per level, bit i set when bucket i of that level is not empty;
  *		bitmap[levels] is all ones, the end of a scan for work
  * @lvl:	by bit number 0..63, where a deadline goes whose highest bit
  *		differing from the clock's is that bit: its level (bit / B,
  *		TW_LVL_OVERFLOW beyond the top level), so that no division
  *		by B is done at run time
- * @shift:	by bit number: @lvl * B, the shift of that level's slot index
+ * @shift:	by bit number: @lvl * B, the shift of that level's bucket index
  * @base:	by bit number: @lvl << B, the index of the level's first bucket
  * @lvl_shift:	by level: level * B
  * @turn:	by level: mask of the tick bits above the level's turn

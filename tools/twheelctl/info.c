@@ -16,13 +16,13 @@ int cmd_info(int argc, char **argv)
 	twheel_close(tw);
 	if (json) {
 		printf("{\"abi_version\":%u,\"tool_abi_version\":%u,\"tick_ns\":%llu,"
-		       "\"horizon_ns\":%llu,\"levels\":%u,\"slots\":%u,"
+		       "\"horizon_ns\":%llu,\"levels\":%u,\"buckets\":%u,"
 		       "\"max_per_file\":%llu,\"max_total\":%llu,\"pending\":%llu,"
 		       "\"event_size\":%u,\"nr_cpus\":%u,\"features\":%llu}\n",
 		       kinfo.abi_version, TWHEEL_ABI_VERSION,
 		       (unsigned long long)kinfo.tick_ns,
 		       (unsigned long long)kinfo.horizon_ns, kinfo.levels,
-		       kinfo.slots, (unsigned long long)kinfo.max_per_file,
+		       kinfo.buckets, (unsigned long long)kinfo.max_per_file,
 		       (unsigned long long)kinfo.max_total,
 		       (unsigned long long)kinfo.pending, kinfo.event_size,
 		       kinfo.nr_cpus, (unsigned long long)kinfo.features);
@@ -34,7 +34,7 @@ int cmd_info(int argc, char **argv)
 	printf("  tick             %s (%llu ns)\n",
 	       fmt_dur(b1, sizeof(b1), kinfo.tick_ns),
 	       (unsigned long long)kinfo.tick_ns);
-	printf("  levels x slots   %u x %u\n", kinfo.levels, kinfo.slots);
+	printf("  levels x buckets %u x %u\n", kinfo.levels, kinfo.buckets);
 	printf("  horizon          %s (%llu ticks) before the overflow list\n",
 	       fmt_dur(b2, sizeof(b2), kinfo.horizon_ns),
 	       kinfo.tick_ns ? (unsigned long long)(kinfo.horizon_ns / kinfo.tick_ns) : 0ULL);

@@ -30,7 +30,7 @@ void usage(FILE *f)
 "    with an optional decimal fraction: 10ns, 500us, 250ms, 1.5s, 1m30s, 1h.\n"
 "\n"
 "COMMANDS\n"
-"    info    Print the wheel geometry (tick, levels, slots, horizon), the\n"
+"    info    Print the wheel geometry (tick, levels, buckets, horizon), the\n"
 "            pending-timer caps and the kernel's ABI version.\n"
 "\n"
 "    run     Arm the timers described on the command line and print one line per\n"

@@ -19,7 +19,7 @@ DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
 struct workqueue_struct *twheel_wq;
 u32 tw_tick_ns;
 u64 tw_tick_recip;
-unsigned int tw_slot_bits;
+unsigned int tw_bucket_bits;
 unsigned int tw_nr_levels;
 u64 tw_max_ktime_tick;
 
@@ -125,15 +125,15 @@ unsigned int twheel_levels(void)
 EXPORT_SYMBOL_IF_KUNIT(twheel_levels);
 
 /**
- * twheel_slots() - slots per level of every wheel
+ * twheel_buckets() - buckets per level of every wheel
  *
- * Return: 2^slot_bits.
+ * Return: 2^bucket_bits.
  */
-unsigned int twheel_slots(void)
+unsigned int twheel_buckets(void)
 {
-	return 1U << tw_slot_bits;
+	return 1U << tw_bucket_bits;
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_slots);
+EXPORT_SYMBOL_IF_KUNIT(twheel_buckets);
 
 /**
  * twheel_horizon_ns() - span of a wheel before the overflow list
@@ -141,11 +141,11 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_slots);
  * Timers further away than this are kept on a list and enter the wheel
  * when it comes within reach; they still fire on time.
  *
- * Return: slots^levels ticks in ns, saturated at U64_MAX.
+ * Return: buckets^levels ticks in ns, saturated at U64_MAX.
  */
 u64 twheel_horizon_ns(void)
 {
-	return tw_mul_sat(1ULL << (tw_slot_bits * tw_nr_levels), tw_tick_ns);
+	return tw_mul_sat(1ULL << (tw_bucket_bits * tw_nr_levels), tw_tick_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_horizon_ns);
 

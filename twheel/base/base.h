@@ -340,8 +340,8 @@ struct twheel_base {
 };
 
 /* driver.h's geometry limits are the wheel's. */
-static_assert(TWHEEL_SLOT_BITS_MIN == TW_MIN_BITS);
-static_assert(TWHEEL_SLOT_BITS_MAX == TW_MAX_BITS);
+static_assert(TWHEEL_BUCKET_BITS_MIN == TW_MIN_BITS);
+static_assert(TWHEEL_BUCKET_BITS_MAX == TW_MAX_BITS);
 static_assert(TWHEEL_LEVELS_MAX == TW_MAX_LEVELS);
 
 #endif /* _TWHEEL_BASE_H */

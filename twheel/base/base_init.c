@@ -49,12 +49,12 @@ static void tw_free_bases(void)
 /**
  * twheel_bases_init() - set up every possible CPU's base
  * @tick_us:	tick length in us (validated by the caller)
- * @slot_bits:	log2 of the slots per level
+ * @bucket_bits:	log2 of the slots per level
  * @levels:	levels per wheel
  *
  * Return: 0 or a negative errno.
  */
-int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
+int twheel_bases_init(unsigned int tick_us, unsigned int bucket_bits,
 		      unsigned int levels)
 {
 	struct twheel_base *base;
@@ -65,7 +65,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 	BUILD_BUG_ON(CONFIG_NR_CPUS - 1 > U16_MAX);
 	tw_tick_ns = tick_us * NSEC_PER_USEC;
 	tw_tick_recip = div_u64(U64_MAX, tw_tick_ns);
-	tw_slot_bits = slot_bits;
+	tw_bucket_bits = bucket_bits;
 	tw_nr_levels = levels;
 	tw_max_ktime_tick = div_u64(KTIME_MAX, tw_tick_ns);
 
@@ -80,7 +80,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int slot_bits,
 			ret = -ENOMEM;
 			goto err_free;
 		}
-		ret = tw_wheel_init(&base->wheel, slot_bits, levels, now);
+		ret = tw_wheel_init(&base->wheel, bucket_bits, levels, now);
 		if (ret) {
 			kfree(base);
 			goto err_free;

@@ -31,7 +31,7 @@ DECLARE_PER_CPU(struct twheel_base *, twheel_base_ptr);
 extern struct workqueue_struct *twheel_wq;
 extern u32 tw_tick_ns;
 extern u64 tw_tick_recip;	/* U64_MAX / tw_tick_ns, see tw_div_tick() */
-extern unsigned int tw_slot_bits;
+extern unsigned int tw_bucket_bits;
 extern unsigned int tw_nr_levels;
 extern u64 tw_max_ktime_tick;	/* largest tick whose start fits a ktime_t */
 

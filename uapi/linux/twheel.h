@@ -303,7 +303,8 @@ struct twheel_query {
  * @tick_ns:		out: length of a wheel tick
  * @horizon_ns:		out: span of the wheel before the overflow list
  * @levels:		out: levels of the wheel
- * @slots:		out: buckets per level of the wheel
+ * @buckets:		out: buckets per level of the wheel
+ * @slots:		the same as @buckets (its first name)
  * @max_per_file:	out: cap on pending timers and table slots of one
  *			file (the ABI 1 timers of a file also fit in its id
  *			table of just under 2^24 entries: ENOSPC beyond)
@@ -331,7 +332,10 @@ struct twheel_info {
 	__u64	tick_ns;
 	__u64	horizon_ns;
 	__u32	levels;
-	__u32	slots;
+	union {
+		__u32	buckets;
+		__u32	slots;
+	};
 	__u64	max_per_file;
 	__u64	max_total;
 	__u64	pending;
