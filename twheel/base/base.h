@@ -46,7 +46,8 @@
  * re-arm periodic timers. One runs while the others wait; before it starts
  * a callback with more timers waiting, it makes sure another runner is
  * queued. The workqueue (per-CPU, concurrency managed) starts that one only
- * if the callback sleeps, so a sleeping callback delays only itself, up to
+ * if the callback sleeps, so a sleeping callback delays only itself (and
+ * the timers of its group, if not 0: see "Fairness"), up to
  * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
  * after the other as before. On PREEMPT_RT a callback may also block on a
  * spinlock_t, a sleeping lock there whose waits the workqueue does not see:
@@ -73,6 +74,19 @@
  * operations with a tail pointer. Groups are small numbers (the device's
  * come from an IDA), so groups share a queue only when more than
  * TW_FAIR_QUEUES are in use on a CPU; those then share its turns.
+ *
+ * A runner holds the queue of the timer whose callback it runs (struct
+ * tw_fq.held) unless the timer's group is 0 (in-kernel timers, whose
+ * sleeping callbacks keep running side by side): the queue leaves the
+ * round-robin list for @fq_held and comes back, if it has timers, when the
+ * callback returns. So at most one callback of a queue runs at a time, and
+ * a group's blocked callback holds back that group alone. Without it a
+ * user's callbacks blocked on its file lock (on PREEMPT_RT, where the task
+ * of that user holding it can be preempted and cannot migrate) take every
+ * runner of the CPU in turn, and another user's timer waits for them all.
+ * A runner is kicked for more timers only when a queue on the list has
+ * some; hotplug and unload take the held queues' timers too
+ * (tw_fq_take_any()).
  *
  * Running timers stay put (timer_list's and hrtimer's invariant): while its
  * callback runs, a timer is in no wheel or list and its base does not
@@ -231,7 +245,11 @@
  * struct tw_fq - the expired timers of one queue of a base, oldest first
  * @head:	the timers, by node.entry
  * @last:	the newest one's node.entry, NULL while @head is empty
- * @link:	on the base's @fq_active while @head is not empty, else empty
+ * @link:	on the base's @fq_active while @head is not empty and the
+ *		queue is not @held; on its @fq_held while @held; else empty
+ * @held:	a runner runs a callback of a timer of this queue whose group
+ *		is not 0: no other runner takes one of its timers meanwhile
+ *		(see "Fairness" in base.h)
  *
  * Under the base lock.
  */
@@ -239,6 +257,7 @@ struct tw_fq {
 	struct hlist_head	head;
 	struct hlist_node	*last;
 	struct list_head	link;
+	bool			held;
 };
 
 enum tw_runner_state {
@@ -255,6 +274,8 @@ struct twheel_base;
  * @base:	the base whose expired timers it runs
  * @running:	timer whose callback it runs, or NULL (a pointer only: a
  *		one-shot timer may be freed by its callback)
+ * @held:	the queue of @running, held while its callback runs if its
+ *		group is not 0 (struct tw_fq.held), else NULL
  * @touched:	@running was armed, modified or cancelled during its
  *		callback: the periodic re-arm is not done
  * @deferred:	@running was armed during its callback (or is periodic and
@@ -270,6 +291,7 @@ struct tw_runner {
 	struct work_struct	work;
 	struct twheel_base	*base;
 	struct twheel_timer	*running;
+	struct tw_fq		*held;
 	int			move_to;
 	bool			touched;
 	bool			deferred;
@@ -300,6 +322,7 @@ struct tw_runner {
  *		smaller than the tick the hrtimer fires at)
  * @fq_active:	the queues of @fq with timers, in the order the runners
  *		serve them: one timer from the first, which then goes last
+ * @fq_held:	the queues of @fq a runner holds (struct tw_fq.held)
  * @nr_expired:	number of timers on @fq
  * @runner:	the work items that run callbacks, see struct tw_runner
  * @nr_running:	runners whose @running is set: while it is 0, the arm and
@@ -324,6 +347,7 @@ struct twheel_base {
 	struct tw_wheel		wheel;
 	u64			next_tick;
 	struct list_head	fq_active;
+	struct list_head	fq_held;
 	unsigned long		nr_expired;
 	struct tw_runner	runner[TW_RUNNERS];
 	unsigned int		nr_running;

@@ -509,12 +509,16 @@ void tw_work_fn(struct work_struct *work)
 		WRITE_ONCE(t->state, periodic ? TWHEEL_RUNNING :
 						TWHEEL_IDLE);
 		WRITE_ONCE(r->running, t);
+		tw_fq_hold(base, r, t);
 		base->nr_running++;
 		r->touched = false;
 		r->deferred = false;
 		r->state = TW_RUNNER_BUSY;
-		/* Should this callback sleep, another runner takes over. */
-		if (base->nr_expired)
+		/*
+		 * Should this callback sleep, another runner takes over: if
+		 * timers of a queue no runner holds are waiting.
+		 */
+		if (!list_empty(&base->fq_active))
 			tw_kick(base, tw_runner_cpu(base));
 		raw_spin_unlock_irq(&base->lock);
 
@@ -541,6 +545,7 @@ void tw_work_fn(struct work_struct *work)
 		if (r->deferred)
 			tw_settle(base, r, t);
 		WRITE_ONCE(r->running, NULL);
+		tw_fq_release(base, r);
 		base->nr_running--;
 		r->state = TW_RUNNER_LOOKING;
 		/* Wait queue locks sleep on PREEMPT_RT: wake outside ours. */

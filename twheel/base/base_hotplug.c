@@ -26,7 +26,7 @@ static unsigned long tw_move_expired(struct twheel_base *old,
 	struct twheel_timer *t;
 	unsigned long n = 0;
 
-	while (n < budget && (t = tw_fq_take(old))) {
+	while (n < budget && (t = tw_fq_take_any(old))) {
 		tw_fq_add(new, t);
 		WRITE_ONCE(t->cpu, new->cpu);
 		n++;

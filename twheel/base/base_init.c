@@ -88,6 +88,7 @@ int twheel_bases_init(unsigned int tick_us, unsigned int bucket_bits,
 		raw_spin_lock_init(&base->lock);
 		base->next_tick = TW_NO_TICK;
 		INIT_LIST_HEAD(&base->fq_active);
+		INIT_LIST_HEAD(&base->fq_held);
 		for (i = 0; i < TW_FAIR_QUEUES; i++) {
 			INIT_HLIST_HEAD(&base->fq[i].head);
 			INIT_LIST_HEAD(&base->fq[i].link);
@@ -138,7 +139,7 @@ static unsigned long tw_idle_expired(struct twheel_base *base,
 	struct twheel_timer *t;
 	unsigned long n = 0;
 
-	while (n < max && (t = tw_fq_take(base))) {
+	while (n < max && (t = tw_fq_take_any(base))) {
 		WRITE_ONCE(t->state, TWHEEL_IDLE);
 		n++;
 	}

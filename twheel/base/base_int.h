@@ -198,7 +198,9 @@ static inline void tw_fq_add(struct twheel_base *base, struct twheel_timer *t)
 		hlist_add_behind(&t->node.entry, fq->last);
 	} else {
 		hlist_add_head(&t->node.entry, &fq->head);
-		list_add_tail(&fq->link, &base->fq_active);
+		/* A held queue joins the list when its runner is done. */
+		if (!fq->held)
+			list_add_tail(&fq->link, &base->fq_active);
 	}
 	fq->last = &t->node.entry;
 	base->nr_expired++;
@@ -218,7 +220,7 @@ static inline void tw_fq_del(struct twheel_base *base, struct twheel_timer *t)
 		fq->last = n->pprev == &fq->head.first ? NULL :
 			   container_of(n->pprev, struct hlist_node, next);
 	hlist_del_init(n);
-	if (!fq->last)
+	if (!fq->last && !fq->held)
 		list_del_init(&fq->link);
 	base->nr_expired--;
 }
@@ -241,6 +243,65 @@ static inline struct twheel_timer *tw_fq_take(struct twheel_base *base)
 	if (fq->last)
 		list_move_tail(&fq->link, &base->fq_active);
 	return t;
+}
+
+/*
+ * The next expired timer of @base, held queues included (hotplug, unload),
+ * or NULL. Base lock held.
+ */
+static inline struct twheel_timer *tw_fq_take_any(struct twheel_base *base)
+{
+	struct twheel_timer *t = tw_fq_take(base);
+	struct tw_fq *fq;
+
+	if (t)
+		return t;
+	/* At most TW_RUNNERS queues are held. */
+	list_for_each_entry(fq, &base->fq_held, link) {
+		if (!fq->last)
+			continue;
+		t = hlist_entry(fq->head.first, struct twheel_timer,
+				node.entry);
+		tw_fq_del(base, t);
+		return t;
+	}
+	return NULL;
+}
+
+/*
+ * Runner @r starts the callback of @t, just taken off its queue on @base:
+ * hold that queue if @t's group is not 0 (see "Fairness" in base.h).
+ * Base lock held.
+ */
+static inline void tw_fq_hold(struct twheel_base *base, struct tw_runner *r,
+			      struct twheel_timer *t)
+{
+	struct tw_fq *fq;
+
+	if (!t->node.group)
+		return;
+	fq = tw_fq_of(base, t);
+	fq->held = true;
+	/* Off @fq_active if it has more timers, else off no list. */
+	list_move_tail(&fq->link, &base->fq_held);
+	r->held = fq;
+}
+
+/*
+ * Runner @r is done with the callback it ran: the queue it held, if any,
+ * goes back to the round-robin list if it has timers. Base lock held.
+ */
+static inline void tw_fq_release(struct twheel_base *base, struct tw_runner *r)
+{
+	struct tw_fq *fq = r->held;
+
+	if (!fq)
+		return;
+	r->held = NULL;
+	fq->held = false;
+	list_del_init(&fq->link);
+	if (fq->last)
+		list_add_tail(&fq->link, &base->fq_active);
 }
 
 /* The runner of @base running @t's callback, or NULL. Base lock held. */

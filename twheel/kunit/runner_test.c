@@ -26,6 +26,11 @@
  * the order they were armed and expired in: counted in callbacks, not
  * time, so the bound is exact. Timers taken off their queue from its head,
  * middle and tail (a cancel of expired timers) leave it able to take more.
+ *
+ * A group's blocked callbacks hold back only that group: while more of one
+ * group's callbacks than there are runners block (as a user's callbacks do
+ * on PREEMPT_RT behind its file lock, held by a preempted task of that
+ * user), a timer of another group due later on the same CPU still fires.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -472,12 +477,107 @@ static void twr_fair_cancel(struct kunit *test)
 				    "timer armed after the cancels, %u", i);
 }
 
+/* More blocking callbacks of one group than a CPU has runners. */
+#define TWR_BLOCK_N		(TW_RUNNERS + 1)
+#define TWR_BLOCK_GROUP		1
+#define TWR_BLOCK_OTHER		3
+
+struct twr_block {
+	struct twr_timer	blocked[TWR_BLOCK_N];
+	struct twr_timer	other;
+	struct completion	gate;
+	atomic_t		started;
+};
+
+static struct twr_block *twr_block_of;
+
+static void twr_block_fn(struct twheel_timer *timer)
+{
+	struct twr_timer *w = container_of(timer, struct twr_timer, timer);
+	struct twr_block *b = twr_block_of;
+
+	w->fired_ns = ktime_get_ns();
+	atomic_inc(&b->started);
+	wait_for_completion(&b->gate);
+	complete(&w->done);
+}
+
+static void twr_block_stop(void *data)
+{
+	struct twr_block *b = data;
+	unsigned int i;
+
+	complete_all(&b->gate);
+	for (i = 0; i < TWR_BLOCK_N; i++)
+		twheel_cancel_sync(&b->blocked[i].timer);
+	twheel_cancel_sync(&b->other.timer);
+}
+
+/*
+ * TWR_BLOCK_N timers of one group due together, whose callbacks block until
+ * the test opens a gate, then one timer of another group due 20 ms later on
+ * the same CPU: it fires while the gate is still closed.
+ */
+static void twr_blocked_group(struct kunit *test)
+{
+	int cpu = raw_smp_processor_id();
+	struct twr_block *b;
+	bool other_fired;
+	u64 t0;
+	unsigned int i;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	init_completion(&b->gate);
+	twr_block_of = b;
+	for (i = 0; i < TWR_BLOCK_N; i++) {
+		twheel_timer_init(&b->blocked[i].timer, twr_block_fn);
+		twheel_timer_set_group(&b->blocked[i].timer, TWR_BLOCK_GROUP);
+		init_completion(&b->blocked[i].done);
+	}
+	twheel_timer_init(&b->other.timer, twr_fn);
+	twheel_timer_set_group(&b->other.timer, TWR_BLOCK_OTHER);
+	init_completion(&b->other.done);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twr_block_stop, b));
+	t0 = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	for (i = 0; i < TWR_BLOCK_N; i++) {
+		b->blocked[i].deadline = t0;
+		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&b->blocked[i].timer, t0,
+						       0, TWHEEL_ABS, cpu));
+	}
+	b->other.deadline = t0 + 20 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&b->other.timer,
+					       b->other.deadline, 0,
+					       TWHEEL_ABS, cpu));
+	other_fired = wait_for_completion_timeout(&b->other.done,
+						  msecs_to_jiffies(2000));
+	kunit_info(test,
+		   "CPU %d: %d of %d blocked callbacks of group %d started; group %d's timer %s\n",
+		   cpu, atomic_read(&b->started), TWR_BLOCK_N, TWR_BLOCK_GROUP,
+		   TWR_BLOCK_OTHER, other_fired ? "fired" : "did not fire in 2 s");
+	KUNIT_EXPECT_TRUE_MSG(test, other_fired,
+			      "group %d's blocked callbacks held back group %d",
+			      TWR_BLOCK_GROUP, TWR_BLOCK_OTHER);
+	KUNIT_EXPECT_GE(test, atomic_read(&b->started), 1);
+	complete_all(&b->gate);
+	for (i = 0; i < TWR_BLOCK_N; i++) {
+		KUNIT_EXPECT_TRUE(test, twr_wait(&b->blocked[i].done));
+		KUNIT_EXPECT_GE(test, b->blocked[i].fired_ns, t0);
+	}
+	/* Not fired in time: it fires once the gate opened. */
+	if (!other_fired)
+		KUNIT_EXPECT_TRUE(test, twr_wait(&b->other.done));
+	KUNIT_EXPECT_GE(test, b->other.fired_ns, b->other.deadline);
+}
+
 static struct kunit_case twr_cases[] = {
 	KUNIT_CASE(twr_sleeper_isolated),
 	KUNIT_CASE(twr_no_overlap),
 	KUNIT_CASE(twr_mixed_batch),
 	KUNIT_CASE(twr_fair_turns),
 	KUNIT_CASE(twr_fair_cancel),
+	KUNIT_CASE(twr_blocked_group),
 	{}
 };
 
