@@ -66,9 +66,12 @@ EXPORT_SYMBOL_GPL(twheel_timer_setup);
  * The expired timers of a CPU wait for their callbacks in one queue per
  * group, served round robin one callback at a time (see "Fairness" in
  * twheel/base/base.h): a group's timers wait behind at most one callback
- * of each other group. A CPU has TW_FAIR_QUEUES queues, group g takes
- * queue g % TW_FAIR_QUEUES: give small numbers (an IDA), so that groups
- * share a queue only when more than that many are in use.
+ * of each other group. The callbacks of one queue other than group 0's run
+ * one at a time on a CPU: a callback that sleeps holds back its own
+ * group's timers there, not the others' (so a callback must not wait for
+ * another callback of its group). A CPU has TW_FAIR_QUEUES queues, group g
+ * takes queue g % TW_FAIR_QUEUES: give small numbers (an IDA), so that
+ * groups share a queue only when more than that many are in use.
  * TWHEEL_TIMER_TICK timers run in the tick and are in no queue.
  *
  * Context: any. The timer must be neither pending nor waiting for its

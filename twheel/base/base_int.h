@@ -270,17 +270,17 @@ static inline struct twheel_timer *tw_fq_take_any(struct twheel_base *base)
 
 /*
  * Runner @r starts the callback of @t, just taken off its queue on @base:
- * hold that queue if @t's group is not 0 (see "Fairness" in base.h).
- * Base lock held.
+ * hold that queue unless it is group 0's, which a group that shares it
+ * (group % TW_FAIR_QUEUES == 0) does not hold either (see "Fairness" in
+ * base.h). Base lock held.
  */
 static inline void tw_fq_hold(struct twheel_base *base, struct tw_runner *r,
 			      struct twheel_timer *t)
 {
-	struct tw_fq *fq;
+	struct tw_fq *fq = tw_fq_of(base, t);
 
-	if (!t->node.group)
+	if (fq == &base->fq[0])
 		return;
-	fq = tw_fq_of(base, t);
 	fq->held = true;
 	/* Off @fq_active if it has more timers, else off no list. */
 	list_move_tail(&fq->link, &base->fq_held);
