@@ -332,7 +332,7 @@ struct twheel_info {
 	__u64	tick_ns;
 	__u64	horizon_ns;
 	__u32	levels;
-	union {
+	__extension__ union {
 		__u32	buckets;
 		__u32	slots;
 	};
