@@ -332,6 +332,7 @@ struct twheel_info {
 	__u64	tick_ns;
 	__u64	horizon_ns;
 	__u32	levels;
+	/* Unnamed, for the two names; __extension__ for C99 -pedantic. */
 	__extension__ union {
 		__u32	buckets;
 		__u32	slots;
