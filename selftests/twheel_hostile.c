@@ -540,6 +540,7 @@ struct att_res {
 	long		churn_ops;
 	long		reads;
 	long		ring_reads;	/* records of the consumed ring */
+	int		consumed;	/* that ring was set up */
 	int		ring_err;	/* ENOMEM/EAGAIN of a ring set-up */
 	int		bad_errno;	/* first errno outside the caps' */
 	int		bad_where;
@@ -839,8 +840,10 @@ static int attacker(void *arg)
 
 		if (f < 0)
 			break;
-		if (consume)
+		if (consume) {
 			crfd = f;
+			a->consumed = 1;
+		}
 		rfd[nr++] = f;
 		a->ring_files++;
 		if (e > a->ring_entries)
@@ -1224,7 +1227,7 @@ TEST_F_TIMEOUT(storm, victim_on_time_and_memory_capped, 150)
 			ops += v->ops[i];
 			rreads += v->rreads[i];
 			storming &= v->reads[i] > 0 && v->ops[i] > 0 &&
-				    (cfg.ring_files < 2 || v->rreads[i] > 0);
+				    (!ss->att[i].consumed || v->rreads[i] > 0);
 		}
 		print_victim_cpus(v, w, cpus, n);
 		printf("# window %d: victim %d timers, %d lost, %d early; worst lateness twheel %lld us (event->expired %lld us), timerfd control %lld us; bound tick %llu us + %d x control = %lld us: %s; storm %s (%ld events read, %ld ring records consumed, %ld churn ops); kernel memory peak +%lld KiB\n",
