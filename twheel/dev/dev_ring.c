@@ -348,14 +348,13 @@ static void tw_flush_record(struct tw_slot *s, u64 now, u64 *deadline,
 	e->period = period;
 	e->mode = s->pmode;
 	e->cpu = TWHEEL_CPU_ANY;
-	if (s->pmode == TWHEEL_MODE_FIXED_DELAY) {
-		/*
-		 * @now was read before the ring lock: the slot may have fired
-		 * since. A period counts from its record's deadline at least.
-		 */
-		e->deadline = tw_deadline_add(max(now, s->fired), period);
+	/*
+	 * Fixed delay: one period after the record moved, which is after the
+	 * lock is dropped (tw_unpark()), not from @now: that was read
+	 * before the lock, and the slot may even have fired since.
+	 */
+	if (s->pmode == TWHEEL_MODE_FIXED_DELAY)
 		return;
-	}
 	/* Fixed rate: the periods that passed while parked, from the clock. */
 	k = now > s->fired ? div64_u64(now - s->fired, period) : 0;
 	k = min_t(u64, k, KTIME_MAX / period);
@@ -457,12 +456,22 @@ static void tw_unpark_prep(struct twheel_batch_ent *e)
 	tw_ent_keep(e);
 }
 
-/* Re-arm @n parked slots, in runs of one base each. Process context. */
+/*
+ * Re-arm @n parked slots, in runs of one base each, once their records
+ * moved (ring lock dropped). A fixed-delay slot goes on one period after
+ * that: from a clock read now, which is after its record moved and after
+ * the deadline that record reports. Process context.
+ */
 static void tw_unpark(struct twheel_batch_ent *ents, unsigned int n)
 {
 	unsigned int i = 0, j;
+	u64 now = ktime_get_ns();
 	int cpu;
 
+	for (i = 0; i < n; i++)
+		if (ents[i].mode == TWHEEL_MODE_FIXED_DELAY)
+			ents[i].deadline = tw_deadline_add(now, ents[i].period);
+	i = 0;
 	while (i < n) {
 		cpu = READ_ONCE(ents[i].timer->cpu);
 		for (j = i + 1; j < n && READ_ONCE(ents[j].timer->cpu) == cpu;

@@ -69,7 +69,9 @@
  * (@flush_next): a waiting record waits for at most one turn of the
  * others. A flushed parked slot's record counts, for a fixed-rate timer,
  * the periods that passed while it was parked (from the clock, read before
- * the lock), and the slot is re-armed after the lock is dropped, with
+ * the lock), and the slot is re-armed after the lock is dropped (a
+ * fixed-delay one a period after a clock read then: after its record
+ * moved, as the uapi promises), with
  * twheel_batch_on()/twheel_batch_one() and a prep hook that re-checks, under
  * the base lock, that no submission re-armed, modified or cancelled the
  * slot meanwhile (@parked still set, @gen unchanged); if one did, the timer
