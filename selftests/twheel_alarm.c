@@ -550,22 +550,27 @@ TEST(cpus_up_restores_those_taken)
 	}
 	if (held < 0 || !others)
 		SKIP(return, "fewer than two hotpluggable non-boot CPUs online");
-	/* Held offline by someone else. */
+	/*
+	 * Held offline by someone else. From here on no check returns early:
+	 * the held CPU comes back at the end whatever failed.
+	 */
 	ASSERT_EQ(0, tw_cpu_set_online(held, 0));
-	ASSERT_EQ(0, twl_cpu_online(held));
+	EXPECT_EQ(0, twl_cpu_online(held));
 	EXPECT_EQ(0, cpus_down());
 	EXPECT_EQ(0, cpus_up());
 	cpus_expect(_metadata, &on, held, "cpus_down(), cpus_up()");
 	/* A test process that ends with the CPUs it took down offline. */
 	pid = fork();
-	ASSERT_LE(0, pid);
+	EXPECT_LE(0, pid);
 	if (!pid)
 		_exit(cpus_down() ? 1 : 0);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	EXPECT_EQ(0, cpus_up());
-	cpus_expect(_metadata, &on, held,
-		    "cpus_down() in a process that exited, cpus_up()");
+	if (pid > 0) {
+		EXPECT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+		EXPECT_EQ(0, cpus_up());
+		cpus_expect(_metadata, &on, held,
+			    "cpus_down() in a process that exited, cpus_up()");
+	}
 	EXPECT_EQ(0, tw_cpu_set_online(held, 1));
 	printf("# CPU %d held offline, %d other non-boot CPUs taken down and back\n",
 	       held, others);
@@ -1014,9 +1019,16 @@ TEST(suspend_close_waits_for_expiry)
 	ASSERT_EQ(1, wait_readable(fd, 3000));
 	ASSERT_EQ(1, tw_read1(fd, &ev));
 	EXPECT_EQ(21, ev.cookie);
-	/* The window: close comes while the expiry is still held. */
-	ASSERT_GT(m0 + HOLD_S * SEC, clk_ns(CLOCK_MONOTONIC))
-		TH_LOG("the suspend took the whole hold: nothing to close against");
+	/*
+	 * The window: close comes while the expiry is still held. A suspend
+	 * and resume that took the whole hold (CLOCK_MONOTONIC, which the
+	 * hold's sleep follows, stands still only while the system sleeps)
+	 * leave nothing to close against: the environment's, not a result.
+	 */
+	if (clk_ns(CLOCK_MONOTONIC) >= m0 + HOLD_S * SEC)
+		SKIP(close(fd); return,
+		     "suspend and resume took the whole %d s hold: nothing to close against",
+		     HOLD_S);
 	close(fd);
 	m1 = clk_ns(CLOCK_MONOTONIC);
 	TH_LOG("close returned %llu ms after the arm; the expiry was held %d s from its deadline",
