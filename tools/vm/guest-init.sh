@@ -131,9 +131,24 @@ kunit_results() {
 	[ "$n" -gt 0 ] || check "not ok" "KUnit: no suite of ours in $KUNIT_DIR"
 }
 
+# cpus_restore NAME: a selftest that took CPUs offline (hotplug, the
+# suspend tests) and ended without putting them back, killed at its timeout
+# or not, fails; the CPUs come back so that the next selftests have them.
+cpus_restore() {
+	for cr_c in $boot_online; do
+		cr_f=/sys/devices/system/cpu/cpu$cr_c/online
+		[ "$(cat "$cr_f" 2>/dev/null)" = 0 ] || continue
+		echo 1 >"$cr_f" 2>/dev/null
+		check "not ok" "selftest $1 left CPU $cr_c offline (online now: $(cat "$cr_f"))"
+	done
+}
+
 # run.list lines: NAME TIMEOUT [ARGS...], made by mkinitramfs.sh.
 run_selftests() {
 	[ -f /selftests/run.list ] || return 0
+	boot_online=$(for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ "$(cat "$f")" = 1 ] && basename "${f%/online}" | tr -d cpu
+	done)
 	while read -r name t args; do
 		case $name in '' | '#'*) continue ;; esac
 		case ${only:-" $name "} in *" $name "*) ;; *) continue ;; esac
@@ -150,6 +165,7 @@ run_selftests() {
 		secs=$(($(cut -d. -f1 /proc/uptime) - t0))
 		msg "selftest $name exited with $rc after ${secs}s"
 		rec "strc|$name|$rc|$secs"
+		cpus_restore "$name"
 	done </selftests/run.list
 }
 

@@ -40,9 +40,9 @@ def connect(path, deadline):
 
 
 class Qmp:
-    def __init__(self, sock):
+    def __init__(self, sock, logf):
         self.f = sock.makefile("rw", encoding="utf-8")
-        self.events = []
+        self.logf = logf
         self._read()  # the greeting
         self.cmd("qmp_capabilities")
 
@@ -58,7 +58,11 @@ class Qmp:
         while True:
             msg = self._read()
             if "event" in msg:
-                self.events.append(msg["event"])
+                # At once, with its data (a RESET's or SHUTDOWN's reason):
+                # the last events come just before QEMU goes away.
+                data = msg.get("data")
+                log(self.logf, f"event {msg['event']}"
+                    + (f" {json.dumps(data, sort_keys=True)}" if data else ""))
                 continue
             if "error" in msg:
                 raise ValueError(f"{name}: {msg['error']}")
@@ -77,14 +81,11 @@ def main():
         log(logf, "no QMP socket")
         return 0
     try:
-        q = Qmp(sock)
+        q = Qmp(sock, logf)
         state, since = None, time.monotonic()
         while True:
             st = q.cmd("query-status").get("status")
             now = time.monotonic()
-            for ev in q.events:
-                log(logf, f"event {ev}")
-            q.events.clear()
             if st != state:
                 log(logf, f"status {st}")
                 state, since = st, now
@@ -96,7 +97,16 @@ def main():
                 since = now
             time.sleep(1)
     except (EOFError, OSError):
-        return 0  # QEMU is gone
+        # QEMU is gone: log what it said last (SHUTDOWN and its reason).
+        try:
+            while True:
+                msg = q._read()  # pylint: disable=protected-access
+                if "event" in msg:
+                    log(logf, f"event {msg['event']} "
+                        f"{json.dumps(msg.get('data'), sort_keys=True)}")
+        except (EOFError, OSError, ValueError, NameError):
+            pass
+        return 0
     except Exception as e:  # pylint: disable=broad-except
         log(logf, f"watchdog stopped: {e!r}")
         return 0

@@ -59,66 +59,94 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
 fi
 
-tw_log "booting $(basename "$kernel") (${accel[1]}, limit ${limit}s), console log $console"
-t0=$(date +%s)
-# QMP, for qmp-watch.py: it wakes a guest that no RTC alarm woke from a
-# suspend to RAM within TW_SUSPEND_MAX seconds (the suspend tests' RTC
-# backstop is 15 s), and logs the guest's run states.
-# The socket gives whoever reaches it control of QEMU: a private directory.
-qdir=$(mktemp -d /tmp/twq.XXXXXX)
-qmp=$qdir/qmp
-harness=$logdir/$label.harness.log
-rm -f "$harness"
-timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
-	-qmp "unix:$qmp,server=on,wait=off" \
-	-serial "file:$console" -serial "file:$results" </dev/null &
-qpid=$!
-if command -v python3 >/dev/null; then
-	python3 "$(dirname "$0")/qmp-watch.py" "$qmp" "${TW_SUSPEND_MAX:-40}" "$harness" &
-	wpid=$!
-else
-	echo "no python3: no watchdog" >"$harness"
-	wpid=
-fi
-trap 'if [ -n "$wpid" ]; then kill "$wpid" 2>/dev/null || true; fi; rm -rf "$qdir"' EXIT
-# Live progress from the results channel while the guest runs.
-progress() {
-	local tag kind a b c
-	while IFS='|' read -r tag kind a b c; do
-		[ "$tag" = TW ] || continue
-		case $kind in
-		uname) echo "  guest kernel $a" ;;
-		check) echo "  [$a] $b${c:+|$c}" ;;
-		strc)
-			case $b in
-			0) echo "  [ok] selftest $a (${c:-?}s)" ;;
-			4) echo "  [skip] selftest $a (${c:-?}s)" ;;
-			*) echo "  [not ok] selftest $a (exit $b, ${c:-?}s)" ;;
+# boot_once: one boot; sets $fail (empty on success) and $elapsed.
+boot_once() {
+	tw_log "booting $(basename "$kernel") (${accel[1]}, limit ${limit}s), console log $console"
+	t0=$(date +%s)
+	# QMP, for qmp-watch.py: it wakes a guest that no RTC alarm woke from a
+	# suspend to RAM within TW_SUSPEND_MAX seconds (the suspend tests' RTC
+	# backstop is 15 s), and logs the guest's run states.
+	# The socket gives whoever reaches it control of QEMU: a private directory.
+	qdir=$(mktemp -d /tmp/twq.XXXXXX)
+	qmp=$qdir/qmp
+	harness=$logdir/$label.harness.log
+	rm -f "$harness"
+	timeout -k 10 "$limit" "${qemu[@]}" -monitor none \
+		-qmp "unix:$qmp,server=on,wait=off" \
+		-serial "file:$console" -serial "file:$results" </dev/null &
+	qpid=$!
+	if command -v python3 >/dev/null; then
+		python3 "$(dirname "$0")/qmp-watch.py" "$qmp" "${TW_SUSPEND_MAX:-40}" "$harness" &
+		wpid=$!
+	else
+		echo "no python3: no watchdog" >"$harness"
+		wpid=
+	fi
+	trap 'if [ -n "$wpid" ]; then kill "$wpid" 2>/dev/null || true; fi; rm -rf "$qdir"' EXIT
+	# Live progress from the results channel while the guest runs.
+	progress() {
+		local tag kind a b c
+		while IFS='|' read -r tag kind a b c; do
+			[ "$tag" = TW ] || continue
+			case $kind in
+			uname) echo "  guest kernel $a" ;;
+			check) echo "  [$a] $b${c:+|$c}" ;;
+			strc)
+				case $b in
+				0) echo "  [ok] selftest $a (${c:-?}s)" ;;
+				4) echo "  [skip] selftest $a (${c:-?}s)" ;;
+				*) echo "  [not ok] selftest $a (exit $b, ${c:-?}s)" ;;
+				esac
+				;;
 			esac
-			;;
-		esac
-	done
-}
-tail -F -n +1 -s 1 --pid="$qpid" "$results" 2>/dev/null | progress >&2 &
-tpid=$!
-rc=0
-wait "$qpid" || rc=$?
-wait "$tpid" || true
-if [ -n "$wpid" ]; then
-	kill "$wpid" 2>/dev/null || true
-	wait "$wpid" 2>/dev/null || true
-fi
-elapsed=$(($(date +%s) - t0))
+		done
+	}
+	tail -F -n +1 -s 1 --pid="$qpid" "$results" 2>/dev/null | progress >&2 &
+	tpid=$!
+	rc=0
+	wait "$qpid" || rc=$?
+	wait "$tpid" || true
+	if [ -n "$wpid" ]; then
+		kill "$wpid" 2>/dev/null || true
+		wait "$wpid" 2>/dev/null || true
+	fi
+	elapsed=$(($(date +%s) - t0))
 
-fail=
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-	fail="timed out after ${limit}s (hang?)"
-elif [ "$rc" -ne 0 ]; then
-	fail="qemu exited with status $rc"
-elif grep -q 'Kernel panic - not syncing' "$console"; then
-	fail="kernel panic"
-elif ! grep -qxF "TW|end|$nonce" "$results"; then
-	fail="guest never wrote its end record (init died?)"
+	fail=
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		fail="timed out after ${limit}s (hang?)"
+	elif [ "$rc" -ne 0 ]; then
+		fail="qemu exited with status $rc"
+	elif grep -q 'Kernel panic - not syncing' "$console"; then
+		fail="kernel panic"
+	elif ! grep -qxF "TW|end|$nonce" "$results"; then
+		fail="guest never wrote its end record (init died?)"
+	fi
+}
+
+# A guest that QEMU reset after a suspend to RAM (QEMU exits with 0 under
+# -no-reboot: a reset; no end record, no panic on the console) is booted
+# once more, saying so, and its first console and harness logs are kept as
+# LABEL.lost-s3.*.log; a second loss fails. Such losses come in the resume
+# from S3 of the emulated firmware under TCG, and more often on a busy host;
+# the harness log's QMP events (qmp-watch.py) say where it reset.
+# Guests that never suspend are never booted twice.
+lost_in_s3() {
+	[ "$rc" -eq 0 ] && [ -s "$harness" ] &&
+		grep -q 'event SUSPEND' "$harness" &&
+		! grep -qxF "TW|end|$nonce" "$results" &&
+		! grep -q 'Kernel panic - not syncing' "$console"
+}
+
+boot_once
+if [ -n "$fail" ] && [ "$mode" = check ] && lost_in_s3; then
+	tw_log "guest lost in a suspend to RAM after ${elapsed}s (QEMU reset it; harness log below): booting it once more"
+	sed 's/^/    harness: /' "$harness" >&2
+	cp "$console" "$logdir/$label.lost-s3.console.log"
+	cp "$harness" "$logdir/$label.lost-s3.harness.log"
+	rm -f "$console" "$results"
+	rm -rf "$qdir"
+	boot_once
 fi
 if [ -n "$fail" ]; then
 	tw_log "boot FAILED after ${elapsed}s: $fail; last console lines ($console):"
