@@ -31,8 +31,8 @@
  * raw spinlocks and queue an irq_work. The tick re-arms a periodic timer
  * after the callback (missed periods of a fixed-rate timer add to
  * @timer->overruns, which the callback may read and reset). Because the
- * callback runs under the base lock, once twheel_cancel() or
- * twheel_modify() has returned the old arming's callback neither runs nor
+ * callback runs under the base lock, once twheel_timer_cancel() or
+ * twheel_timer_modify() has returned the old arming's callback neither runs nor
  * will run.
  *
  * Context: any.
@@ -80,7 +80,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_setup);
  */
 void twheel_timer_set_group(struct twheel_timer *timer, u32 group)
 {
-	WARN_ON_ONCE(twheel_pending(timer));
+	WARN_ON_ONCE(twheel_timer_pending(timer));
 	WRITE_ONCE(timer->node.group, group);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_set_group);

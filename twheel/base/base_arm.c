@@ -48,8 +48,8 @@ static struct twheel_base *tw_lock_base(struct twheel_timer *t,
  *
  * @end: the arming ends (a cancel), so @t becomes IDLE. An arm or modify
  * passes false and makes @t PENDING itself under the same hold of the
- * lock: @t never shows IDLE in between to twheel_cancel()'s lockless look,
- * which would then return without cancelling the new arming (timer_list's
+ * lock: @t never shows IDLE in between to twheel_timer_cancel()'s lockless
+ * look, which would then return without cancelling the new arming (timer_list's
  * detach_timer() keeps the timer pending across a re-arm likewise).
  * Return: 1 if @t was pending or expired, else 0.
  */
@@ -321,7 +321,7 @@ slow:
 }
 
 /**
- * twheel_arm_on() - arm a timer on a CPU
+ * twheel_timer_arm_on() - arm a timer on a CPU
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	(first) deadline in ns on CLOCK_MONOTONIC, relative to now or
  *		absolute with TWHEEL_ABS; a deadline in the past fires at the
@@ -343,8 +343,8 @@ slow:
  * TWHEEL_FIXED_DELAY without a period; -ERANGE if @cpu is not a possible
  * CPU; -ENXIO if @cpu is offline.
  */
-int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags, int cpu)
+int twheel_timer_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags, int cpu)
 {
 	u8 mode;
 	int ret;
@@ -358,24 +358,25 @@ int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
 	return tw_arm(timer, tw_deadline(expires, flags), period, mode, cpu,
 		      false);
 }
-EXPORT_SYMBOL_GPL(twheel_arm_on);
+EXPORT_SYMBOL_GPL(twheel_timer_arm_on);
 
 /**
- * twheel_modify() - change a timer's deadline and period
+ * twheel_timer_modify() - change a timer's deadline and period
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	new deadline in ns, relative or absolute (TWHEEL_ABS)
  * @period:	new period in ns, 0 makes the timer one-shot
  * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY
  *
- * Like twheel_arm_on() on the CPU the timer is on, in one step: the timer is
- * never seen idle in between. An idle timer is armed. The overrun count is
+ * Like twheel_timer_arm_on() on the CPU the timer is on, in one step: the timer
+ * is never seen idle in between. An idle timer is armed. The overrun count is
  * kept.
  *
  * Context: any context but hard interrupt; does not sleep.
- * Return: 1 if the timer was pending, 0 if not; -EINVAL as twheel_arm_on().
+ * Return: 1 if the timer was pending, 0 if not; -EINVAL as
+ * twheel_timer_arm_on().
  */
-int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags)
+int twheel_timer_modify(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags)
 {
 	u8 mode;
 	int ret;
@@ -386,21 +387,21 @@ int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
 	return tw_arm(timer, tw_deadline(expires, flags), period, mode,
 		      TWHEEL_CPU_ANY, true);
 }
-EXPORT_SYMBOL_GPL(twheel_modify);
+EXPORT_SYMBOL_GPL(twheel_timer_modify);
 
 /**
- * twheel_cancel() - disarm a timer
+ * twheel_timer_cancel() - disarm a timer
  * @t:		the timer
  *
  * After this returns, the timer will not expire again until re-armed. Its
  * callback may still be running (or, called from it, is running): use
- * twheel_cancel_sync() to wait for it.
+ * twheel_timer_cancel_sync() to wait for it.
  *
  * Context: any context but hard interrupt; does not sleep.
  * Return: 1 if the timer was pending (in a wheel or waiting for its
  * callback), 0 if it was idle or only running its callback.
  */
-int twheel_cancel(struct twheel_timer *t)
+int twheel_timer_cancel(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -428,7 +429,7 @@ int twheel_cancel(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(twheel_cancel);
+EXPORT_SYMBOL_GPL(twheel_timer_cancel);
 
 static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 {
@@ -464,7 +465,7 @@ static void tw_wait_not_running(struct twheel_base *base,
 }
 
 /**
- * twheel_cancel_sync() - disarm a timer and wait for its callback
+ * twheel_timer_cancel_sync() - disarm a timer and wait for its callback
  * @t:		the timer
  *
  * On return the timer is idle and its callback is not running anywhere, so
@@ -485,7 +486,7 @@ static void tw_wait_not_running(struct twheel_base *base,
  * Return: 1 if the timer was pending (in a wheel or waiting for its
  * callback) when it was disarmed, 0 if it was idle.
  */
-int twheel_cancel_sync(struct twheel_timer *t)
+int twheel_timer_cancel_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	struct tw_runner *r;
@@ -516,10 +517,10 @@ int twheel_cancel_sync(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(twheel_cancel_sync);
+EXPORT_SYMBOL_GPL(twheel_timer_cancel_sync);
 
 /**
- * twheel_query() - read a timer's state
+ * twheel_timer_query() - read a timer's state
  * @t:		the timer
  * @info:	filled in with a consistent snapshot (see struct
  *		twheel_timer_info)
@@ -527,7 +528,7 @@ EXPORT_SYMBOL_GPL(twheel_cancel_sync);
  * Context: any context but hard interrupt; does not sleep.
  * Return: 0.
  */
-int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
+int twheel_timer_query(struct twheel_timer *t, struct twheel_timer_info *info)
 {
 	/* Before the lock: see "Bounded work" in base.h. */
 	u64 now = tw_clock_ns();
@@ -550,4 +551,4 @@ int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(twheel_query);
+EXPORT_SYMBOL_GPL(twheel_timer_query);
