@@ -160,11 +160,11 @@
  *
  * Cost, per operation (what `make bench` times; Documentation/bench.rst):
  *
- *  - Arm (twheel_timer_arm_on(), twheel_timer_modify()) of a timer that stays on its
- *    base, the common case: one exported call doing the work (no forward
- *    through a batch entry), one lock with interrupts saved, an O(1) wheel
- *    insert (tw_wheel_add(), no division; into an empty wheel, a read of
- *    the coarse clock first), one comparison with next_tick
+ *  - Arm (twheel_timer_arm_on(), twheel_timer_modify()) of a timer that
+ *    stays on its base, the common case: one exported call doing the work
+ *    (no forward through a batch entry), one lock with interrupts saved, an
+ *    O(1) wheel insert (tw_wheel_add(), no division; into an empty wheel, a
+ *    read of the coarse clock first), one comparison with next_tick
  *    (the hrtimer is reprogrammed only when the new tick is earlier), and
  *    no look at the runners while none of the base runs a callback
  *    (@nr_running). A timer that moves to another base, or an offline
@@ -177,9 +177,9 @@
  *    ktime_get_mono_fast_ns() may step back slightly around an update.
  *    "Never early" needs the real time, so a cheaper clock would need slack;
  *    none is offered.
- *  - Cancel (twheel_timer_cancel()): an idle timer returns without the lock (not
- *    a TWHEEL_TIMER_TICK one, whose callback runs under the lock after the
- *    timer went idle); otherwise one lock, an inline O(1) unlink, and the
+ *  - Cancel (twheel_timer_cancel()): an idle timer returns without the lock
+ *    (not a TWHEEL_TIMER_TICK one, whose callback runs under the lock after
+ *    the timer went idle); otherwise one lock, an inline O(1) unlink, and the
  *    tick hrtimer is cancelled only when the wheel became empty.
  *  - Expiry, per timer: a cascade for each level above 0 it passes
  *    through; in the tick's pass a splice of its bucket into the batch,

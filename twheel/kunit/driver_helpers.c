@@ -131,7 +131,7 @@ bool twt_wait(struct completion *c)
 KUNIT_DEFINE_ACTION_WRAPPER(twt_cancel_sync_action, twheel_timer_cancel_sync,
 			    struct twheel_timer *);
 
-/* twheel_timer_cancel_sync(@t) when the test ends, before its memory is freed. */
+/* twheel_timer_cancel_sync(@t) when the test ends, before @t is freed. */
 void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t)
 {
 	KUNIT_ASSERT_EQ(test, 0,

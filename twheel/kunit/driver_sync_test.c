@@ -41,7 +41,7 @@ struct twt_block {
 	struct completion	release;	/* let the callback return */
 	struct completion	entered2;	/* second one, if block_second */
 	struct completion	release2;
-	struct completion	synced;		/* twheel_timer_cancel_sync() returned */
+	struct completion	synced;		/* cancel_sync() returned */
 };
 
 static void twt_block_fn(struct twheel_timer *timer)
@@ -151,9 +151,10 @@ static void twt_cancel_sync_common(struct kunit *test, int from, int to)
 			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
 	if (to >= 0)
-		KUNIT_EXPECT_GE(test, twheel_timer_arm_on(&b->timer,
-							  10 * MSEC_PER_SEC * TWT_MS,
-							  period, 0, to), 0);
+		KUNIT_EXPECT_GE(test,
+				twheel_timer_arm_on(&b->timer,
+						    10 * MSEC_PER_SEC * TWT_MS,
+						    period, 0, to), 0);
 
 	/* Several periods pass while the callback is blocked. */
 	twt_block_sync_start(test, b);

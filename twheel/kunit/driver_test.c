@@ -445,9 +445,10 @@ static void twt_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0,
 						  TWHEEL_FIXED_DELAY,
 						  TWHEEL_CPU_ANY), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0,
-						  TWHEEL_FIXED_DELAY | TWHEEL_ABS,
-						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			twheel_timer_arm_on(t, TWT_MS, 0,
+					    TWHEEL_FIXED_DELAY | TWHEEL_ABS,
+					    TWHEEL_CPU_ANY), -EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_query(t, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 

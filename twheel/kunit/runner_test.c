@@ -411,12 +411,15 @@ static struct twr_fair *twr_fair_arm(struct kunit *test,
 	/* The others amid the flood: its order in a bucket does not help. */
 	for (i = 0; i < nr_flood; i++) {
 		if (k < ARRAY_SIZE(f->other) &&
-		    i == (k + 1) * nr_flood / (ARRAY_SIZE(f->other) + 1))
+		    i == (k + 1) * nr_flood / (ARRAY_SIZE(f->other) + 1)) {
+			struct twheel_timer *other = &f->other[k].timer;
+
 			KUNIT_ASSERT_EQ(test, 0,
-					twheel_timer_arm_on(&f->other[k++].timer,
-							    f->deadline, 0,
-							    TWHEEL_ABS,
+					twheel_timer_arm_on(other, f->deadline,
+							    0, TWHEEL_ABS,
 							    f->cpu));
+			k++;
+		}
 		KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&f->flood[i].timer,
 							     f->deadline, 0,
 							     TWHEEL_ABS,
