@@ -7,7 +7,7 @@
  * Design. A clock timer embeds a struct twheel_timer, which sits in the
  * CLOCK_MONOTONIC wheel like any other. A CLOCK_MONOTONIC clock timer is
  * only that timer with a wrapped callback: arms, modifies, cancels and
- * queries go straight to api.c/base_arm.c, periodic modes included. A
+ * queries go straight to base_arm.c, periodic modes included. A
  * clock-bound one (CLOCK_BOOTTIME, or CLOCK_REALTIME with an absolute
  * deadline) keeps its deadline on its own clock in @deadline and arms its
  * wheel timer, always one-shot, at that deadline minus the clock's current
@@ -38,7 +38,7 @@
  * twheel_clock_lock -> base lock. The user's callback runs without it.
  *
  * Files: clock_step.c calls twheel_clock_step(); this file uses clock.c
- * and the API (api.c, base_arm.c), never the other way round.
+ * and the API (base_arm.c), never the other way round.
  */
 #include <linux/errno.h>
 #include <linux/export.h>
