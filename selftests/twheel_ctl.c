@@ -22,19 +22,22 @@
 #include "kselftest_harness.h"
 
 #define DEV	"/dev/twheel"
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* The twheelctl to run, or NULL. */
 static const char *ctl_path(void)
 {
 	static char buf[256];
 	const char *env = getenv("TWHEELCTL");
-	const char *dirs[] = { "/bin", "/usr/bin", "/usr/local/bin", "/sbin",
-			       "/usr/sbin" };
+	static const char * const dirs[] = { "/bin", "/usr/bin",
+		"/usr/local/bin", "/sbin", "/usr/sbin" };
 	unsigned int i;
 
 	if (env && *env)
 		return access(env, X_OK) ? NULL : env;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(buf, sizeof(buf), "%s/twheelctl", dirs[i]);
 		if (!access(buf, X_OK))
 			return buf;
