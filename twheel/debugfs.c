@@ -33,7 +33,6 @@
 #include <linux/twheel.h>
 
 #include "driver.h"
-#include "debugfs.h"
 #include "stats.h"
 #include "testhooks.h"
 

@@ -13,8 +13,8 @@
 
 #include "driver.h"
 #include "clock/clock.h"
-#include "debugfs.h"
 #include "dev/dev.h"
+#include "stats.h"
 
 static unsigned int tick_us = TWHEEL_TICK_US_DEF;
 module_param(tick_us, uint, 0444);

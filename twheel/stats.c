@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel statistics: the per-CPU counters and the few helpers that are more
- * than a this_cpu_inc(). See stats.h for the counters themselves.
+ * than a this_cpu_inc(). See stats.h for the counters themselves. And the
+ * tracepoints (trace.h), instantiated here, used by the driver
+ * (base/base_arm.c, base/base_expire.c): like the counters, what the module
+ * reports of its work, used by the driver and using nothing of it.
  *
  * Writers only ever touch a counter of the CPU they run on (or, for the
  * maxima, any CPU's slot through a cmpxchg loop), so there is no shared
@@ -17,6 +20,9 @@
 #include <linux/time64.h>
 
 #include "stats.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel statistics: per-CPU counters, summed when debugfs is read.
+ * twheel statistics: per-CPU counters (stats.c), summed when the debugfs
+ * files (debugfs.c) are read.
  *
  * Each counter is bumped with this_cpu_inc()/this_cpu_add() on the CPU doing
  * the work (no shared cache line, no atomics on the hot path); readers sum
@@ -36,5 +37,12 @@ DECLARE_PER_CPU(struct twheel_stats, twheel_stats);
 
 void twheel_stat_max(u64 *field, u64 val);
 void twheel_stat_latency(u64 late_ns);
+
+/*
+ * The debugfs files (debugfs.c). Failure to create them is not an error:
+ * twheel_debugfs_init() only returns an error the module must not ignore.
+ */
+int twheel_debugfs_init(void);
+void twheel_debugfs_exit(void);
 
 #endif /* _TWHEEL_STATS_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twheel tracepoints (trace system "twheel"): arm, cancel, expire, cascade.
- * Timers are identified by their address, printed hashed (%p).
+ * Timers are identified by their address, printed hashed (%p). Instantiated
+ * in stats.c (CREATE_TRACE_POINTS).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM twheel

@@ -3,22 +3,23 @@
  * twheel - in-kernel API of the per-CPU hierarchical timing wheel.
  *
  * A struct twheel_timer is embedded by the user, set up once with
- * twheel_timer_init() (or twheel_timer_setup()) and then armed, modified, queried and cancelled any
- * number of times. Deadlines are nanoseconds on CLOCK_MONOTONIC (ktime_get()),
- * relative to now or absolute (TWHEEL_ABS). A timer fires in the wheel tick
- * of its deadline: never early, at most one tick (module parameter tick_us)
- * late, plus scheduling latency of the workqueue that runs the callback.
+ * twheel_timer_init() (or twheel_timer_setup()) and then armed, modified,
+ * queried and cancelled any number of times. Deadlines are nanoseconds on
+ * CLOCK_MONOTONIC (ktime_get()), relative to now or absolute (TWHEEL_ABS). A
+ * timer fires in the wheel tick of its deadline: never early, at most one tick
+ * (module parameter tick_us) late, plus scheduling latency of the workqueue
+ * that runs the callback.
  *
  * Callbacks run in process context, in a runner (a work item of the per-CPU
  * twheel workqueue; up to four of a CPU run or sleep at once, so a callback
  * that sleeps holds back only itself) on the CPU the timer was armed on,
  * without any twheel lock held: they may sleep, and may arm, modify or
  * cancel any timer, including their own. They must not call
- * twheel_cancel_sync() (lockdep reports it); use twheel_cancel() there.
- * Callbacks of one timer never overlap, on any CPU: a timer stays on its
+ * twheel_timer_cancel_sync() (lockdep reports it); use twheel_timer_cancel()
+ * there. Callbacks of one timer never overlap, on any CPU: a timer stays on its
  * CPU while its callback runs, and an arming made meanwhile (even one naming
  * another CPU, or after the CPU went down) takes effect when the callback
- * returns, so twheel_cancel_sync() waits on one CPU. A timer set up with
+ * returns, so twheel_timer_cancel_sync() waits on one CPU. A timer set up with
  * TWHEEL_TIMER_TICK is the exception: its callback runs in the tick's pass,
  * under the CPU's base lock, and is held to the rules given at
  * twheel_timer_setup().
@@ -42,10 +43,10 @@
  * its own clock; design at the head of twheel/clock/api_clock.c.
  *
  * Memory: sizeof(struct twheel_timer) is 64 bytes on 64-bit (asserted at build
- * time). The memory of a timer must stay valid until twheel_cancel_sync() has
- * returned, or until a one-shot timer's callback has started (a one-shot
+ * time). The memory of a timer must stay valid until twheel_timer_cancel_sync()
+ * has returned, or until a one-shot timer's callback has started (a one-shot
  * callback may free its own timer; a periodic callback may do so only after
- * twheel_cancel() of that timer).
+ * twheel_timer_cancel() of that timer).
  */
 #ifndef _LINUX_TWHEEL_H
 #define _LINUX_TWHEEL_H
@@ -86,7 +87,7 @@ typedef void (*twheel_func_t)(struct twheel_timer *timer);
  * @overruns:	periods skipped since the timer was armed (saturates)
  * @cpu:	CPU whose wheel holds (or last held) the timer
  * @mode:	enum twheel_mode
- * @state:	enum twheel_state (see twheel_query())
+ * @state:	enum twheel_state (see twheel_timer_query())
  *
  * 64 bytes on 64-bit architectures: a tw_node (32), the callback, deadline
  * and period (24), overruns (4), cpu, mode and state (4).
@@ -125,7 +126,7 @@ struct twheel_timer {
 #define TWHEEL_CPU_ANY		(-1)
 
 /*
- * A timer's mode, as twheel_query() reports it: set by the arm, from its
+ * A timer's mode, as twheel_timer_query() reports it: set by the arm, from its
  * period and the flag TWHEEL_FIXED_DELAY.
  */
 enum twheel_mode {
@@ -135,7 +136,7 @@ enum twheel_mode {
 };
 
 /*
- * Where a timer is, as twheel_query() reports it. Not the TWHEEL_STATE_*
+ * Where a timer is, as twheel_timer_query() reports it. Not the TWHEEL_STATE_*
  * bits of the uapi (armed, event queued), which describe a /dev/twheel
  * timer and are made from this state and the file's own queue.
  */
@@ -147,7 +148,7 @@ enum twheel_state {
 };
 
 /**
- * struct twheel_timer_info - snapshot returned by twheel_query()
+ * struct twheel_timer_info - snapshot returned by twheel_timer_query()
  * @state:	enum twheel_state
  * @cpu:	CPU of the wheel holding the timer
  * @mode:	enum twheel_mode
@@ -197,13 +198,14 @@ struct twheel_clock_timer {
 void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
 			unsigned int flags);
 void twheel_timer_set_group(struct twheel_timer *timer, u32 group);
-int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags, int cpu);
-int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags);
-int twheel_cancel(struct twheel_timer *timer);
-int twheel_cancel_sync(struct twheel_timer *timer);
-int twheel_query(struct twheel_timer *timer, struct twheel_timer_info *info);
+int twheel_timer_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags, int cpu);
+int twheel_timer_modify(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags);
+int twheel_timer_cancel(struct twheel_timer *timer);
+int twheel_timer_cancel_sync(struct twheel_timer *timer);
+int twheel_timer_query(struct twheel_timer *timer,
+		       struct twheel_timer_info *info);
 u64 twheel_tick_ns(void);
 int twheel_clock_timer_setup(struct twheel_clock_timer *ct, clockid_t clockid,
 			     twheel_clock_func_t func);
@@ -232,7 +234,7 @@ static inline void twheel_timer_init(struct twheel_timer *timer,
 }
 
 /**
- * twheel_arm() - arm a one-shot timer on the local CPU
+ * twheel_timer_arm() - arm a one-shot timer on the local CPU
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	deadline in ns, relative to now or absolute (TWHEEL_ABS)
  * @flags:	0 or TWHEEL_ABS
@@ -241,30 +243,32 @@ static inline void twheel_timer_init(struct twheel_timer *timer,
  * Return: 1 if the timer was pending and was re-armed, 0 if it was idle,
  * -EINVAL for bad flags.
  */
-static inline int twheel_arm(struct twheel_timer *timer, u64 expires,
-			     unsigned int flags)
+static inline int twheel_timer_arm(struct twheel_timer *timer, u64 expires,
+				   unsigned int flags)
 {
-	return twheel_arm_on(timer, expires, 0, flags, TWHEEL_CPU_ANY);
+	return twheel_timer_arm_on(timer, expires, 0, flags, TWHEEL_CPU_ANY);
 }
 
 /**
- * twheel_arm_periodic() - arm a periodic timer on the local CPU
+ * twheel_timer_arm_periodic() - arm a periodic timer on the local CPU
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	first deadline in ns, relative or absolute (TWHEEL_ABS)
  * @period:	period in ns, not 0
  * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY (default: fixed rate)
  *
  * Context: any context but hard interrupt; does not sleep.
- * Return: as twheel_arm_on().
+ * Return: as twheel_timer_arm_on().
  */
-static inline int twheel_arm_periodic(struct twheel_timer *timer, u64 expires,
-				      u64 period, unsigned int flags)
+static inline int twheel_timer_arm_periodic(struct twheel_timer *timer,
+					    u64 expires, u64 period,
+					    unsigned int flags)
 {
-	return twheel_arm_on(timer, expires, period, flags, TWHEEL_CPU_ANY);
+	return twheel_timer_arm_on(timer, expires, period, flags,
+				   TWHEEL_CPU_ANY);
 }
 
 /**
- * twheel_pending() - is the timer armed or waiting for its callback?
+ * twheel_timer_pending() - is the timer armed or waiting for its callback?
  * @timer:	the timer
  *
  * A lockless hint, like timer_pending(): the answer may be stale as soon as
@@ -272,7 +276,7 @@ static inline int twheel_arm_periodic(struct twheel_timer *timer, u64 expires,
  *
  * Return: true if the timer is in a wheel or on the expired list.
  */
-static inline bool twheel_pending(const struct twheel_timer *timer)
+static inline bool twheel_timer_pending(const struct twheel_timer *timer)
 {
 	u8 state = READ_ONCE(timer->state);
 

@@ -190,7 +190,7 @@ static void kx_arm(struct kx_timer *t, int cpu)
 	switch (t->ii) {
 	case KX_TWHEEL:
 		t->due_ns = t->arm_ns + h;
-		twheel_arm(&t->tw, t->due_ns, TWHEEL_ABS);
+		twheel_timer_arm(&t->tw, t->due_ns, TWHEEL_ABS);
 		break;
 	case KX_HRTIMER:
 		t->due_ns = t->arm_ns + h;
@@ -247,7 +247,7 @@ static void kx_cancel_sync(struct kx_timer *t)
 {
 	switch (t->ii) {
 	case KX_TWHEEL:
-		twheel_cancel_sync(&t->tw);
+		twheel_timer_cancel_sync(&t->tw);
 		break;
 	case KX_TIMER_LIST:
 		timer_delete_sync(&t->tl);

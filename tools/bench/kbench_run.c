@@ -185,9 +185,9 @@ static __always_inline void kb_cancel(struct kb_set *s, unsigned long i,
 	switch (s->impl) {
 	case KB_TWHEEL:
 		if (sync)
-			twheel_cancel_sync(&s->tw[i]);
+			twheel_timer_cancel_sync(&s->tw[i]);
 		else
-			twheel_cancel(&s->tw[i]);
+			twheel_timer_cancel(&s->tw[i]);
 		break;
 	case KB_TIMER_LIST:
 		if (sync)
@@ -242,7 +242,7 @@ static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
 
 	switch (s->impl) {
 	case KB_TWHEEL:
-		twheel_arm(&s->tw[i], ns, 0);
+		twheel_timer_arm(&s->tw[i], ns, 0);
 		break;
 	case KB_TIMER_LIST:
 		mod_timer(&s->tl[i], jiffies + nsecs_to_jiffies(ns));
@@ -305,8 +305,8 @@ static u64 kb_arm_abs_all(struct kb_set *s, const u32 *d)
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < s->n; i++) {
-		twheel_arm(&s->tw[i], t0 + (u64)d[i] * NSEC_PER_USEC,
-			   TWHEEL_ABS);
+		twheel_timer_arm(&s->tw[i], t0 + (u64)d[i] * NSEC_PER_USEC,
+				 TWHEEL_ABS);
 		if (!(i & KB_RESCHED_MASK))
 			cond_resched();
 	}
@@ -453,7 +453,7 @@ static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
 	for (i = 0; i < s->n; i++) {
 		switch (s->impl) {
 		case KB_TWHEEL:
-			twheel_arm(&s->tw[i], dl, TWHEEL_ABS);
+			twheel_timer_arm(&s->tw[i], dl, TWHEEL_ABS);
 			break;
 		case KB_TIMER_LIST:
 			mod_timer(&s->tl[i], jdl);

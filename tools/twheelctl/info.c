@@ -15,14 +15,16 @@ int cmd_info(int argc, char **argv)
 	get_info(tw);
 	twheel_close(tw);
 	if (json) {
+		/* "slots": the first name of "buckets", for older readers. */
 		printf("{\"abi_version\":%u,\"tool_abi_version\":%u,\"tick_ns\":%llu,"
-		       "\"horizon_ns\":%llu,\"levels\":%u,\"buckets\":%u,"
+		       "\"horizon_ns\":%llu,\"levels\":%u,\"buckets\":%u,\"slots\":%u,"
 		       "\"max_per_file\":%llu,\"max_total\":%llu,\"pending\":%llu,"
 		       "\"event_size\":%u,\"nr_cpus\":%u,\"features\":%llu}\n",
 		       kinfo.abi_version, TWHEEL_ABI_VERSION,
 		       (unsigned long long)kinfo.tick_ns,
 		       (unsigned long long)kinfo.horizon_ns, kinfo.levels,
-		       kinfo.buckets, (unsigned long long)kinfo.max_per_file,
+		       kinfo.buckets, kinfo.buckets,
+		       (unsigned long long)kinfo.max_per_file,
 		       (unsigned long long)kinfo.max_total,
 		       (unsigned long long)kinfo.pending, kinfo.event_size,
 		       kinfo.nr_cpus, (unsigned long long)kinfo.features);

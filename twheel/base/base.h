@@ -2,9 +2,8 @@
 /*
  * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
  * the work items that run expired callbacks. Its files, in twheel/base/,
- * each using only the ones before it: base.c, base_expire.c, base_arm.c,
- * base_hotplug.c, base_init.c (see base_int.h); and api.c, the set-up of a
- * timer for the in-kernel API (its other entry points are in base_arm.c).
+ * each using only the ones before it: base.c, base_expire.c, base_arm.c
+ * (the in-kernel API), base_init.c (see base_int.h).
  * This header is theirs alone (and their KUnit suites'): the other layers
  * use driver.h.
  *
@@ -125,7 +124,7 @@
  * (process or softirq context and callbacks, never hard irq), the runners
  * and hotplug callbacks (process context). Every one takes only the raw
  * base lock, so the same code is correct on PREEMPT_RT; wake-ups of
- * twheel_cancel_sync() waiters happen after the lock is dropped.
+ * twheel_timer_cancel_sync() waiters happen after the lock is dropped.
  *
  * CPU hotplug: a CPU going down stops taking new timers and hands its
  * pending timers and expired batch to an online CPU with unchanged deadlines
@@ -154,17 +153,17 @@
  * each timer while it is detached under its base lock: that is where the
  * /dev/twheel ring updates what a TWHEEL_TIMER_TICK callback reads.
  *
- * Cancel and wait: twheel_cancel_sync() waits while the timer's callback
+ * Cancel and wait: twheel_timer_cancel_sync() waits while the timer's callback
  * runs and disarms the timer once none runs, so it cancels at most one
  * arming. A running timer stays on its base, so it waits on that base only.
  *
  * Cost, per operation (what `make bench` times; Documentation/bench.rst):
  *
- *  - Arm (twheel_arm_on(), twheel_modify()) of a timer that stays on its
- *    base, the common case: one exported call doing the work (no forward
- *    through a batch entry), one lock with interrupts saved, an O(1) wheel
- *    insert (tw_wheel_add(), no division; into an empty wheel, a read of
- *    the coarse clock first), one comparison with next_tick
+ *  - Arm (twheel_timer_arm_on(), twheel_timer_modify()) of a timer that
+ *    stays on its base, the common case: one exported call doing the work
+ *    (no forward through a batch entry), one lock with interrupts saved, an
+ *    O(1) wheel insert (tw_wheel_add(), no division; into an empty wheel, a
+ *    read of the coarse clock first), one comparison with next_tick
  *    (the hrtimer is reprogrammed only when the new tick is earlier), and
  *    no look at the runners while none of the base runs a callback
  *    (@nr_running). A timer that moves to another base, or an offline
@@ -177,9 +176,9 @@
  *    ktime_get_mono_fast_ns() may step back slightly around an update.
  *    "Never early" needs the real time, so a cheaper clock would need slack;
  *    none is offered.
- *  - Cancel (twheel_cancel()): an idle timer returns without the lock (not
- *    a TWHEEL_TIMER_TICK one, whose callback runs under the lock after the
- *    timer went idle); otherwise one lock, an inline O(1) unlink, and the
+ *  - Cancel (twheel_timer_cancel()): an idle timer returns without the lock
+ *    (not a TWHEEL_TIMER_TICK one, whose callback runs under the lock after
+ *    the timer went idle); otherwise one lock, an inline O(1) unlink, and the
  *    tick hrtimer is cancelled only when the wheel became empty.
  *  - Expiry, per timer: a cascade for each level above 0 it passes
  *    through; in the tick's pass a splice of its bucket into the batch,
@@ -334,9 +333,9 @@ struct tw_runner {
  * @cpu:	the CPU of this base
  * @wakeups:	tick hrtimer callbacks
  * @tick:	the tick hrtimer, pinned to @cpu
- * @waitq:	twheel_cancel_sync() waits here for a runner's @running to
+ * @waitq:	twheel_timer_cancel_sync() waits here for a runner's @running to
  *		change
- * @waiters:	twheel_cancel_sync() callers sleeping on @waitq
+ * @waiters:	twheel_timer_cancel_sync() callers sleeping on @waitq
  * @csd:	IPI asking @cpu to reprogram @tick
  * @csd_pending: @csd is queued and has not run yet (unload waits for it)
  * @fq:		timers expired by the tick, waiting for a runner, one FIFO

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel per-CPU driver: the in-kernel API's arm, modify, cancel, cancel
- * and wait and query, and batches of arms and cancels. Design in base.h.
+ * twheel per-CPU driver: the in-kernel API (<linux/twheel.h>): a timer's
+ * set-up, arm, modify, cancel, cancel and wait and query, where the work is
+ * done (an arm is one call and one lock: "Cost" in base.h); and batches of
+ * arms and cancels. Design in base.h.
  */
 #include <linux/cpumask.h>
+#include <linux/bug.h>
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/ktime.h>
@@ -14,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/twheel.h>
 #include <linux/wait.h>
 
 #include "base.h"
@@ -48,8 +52,8 @@ static struct twheel_base *tw_lock_base(struct twheel_timer *t,
  *
  * @end: the arming ends (a cancel), so @t becomes IDLE. An arm or modify
  * passes false and makes @t PENDING itself under the same hold of the
- * lock: @t never shows IDLE in between to twheel_cancel()'s lockless look,
- * which would then return without cancelling the new arming (timer_list's
+ * lock: @t never shows IDLE in between to twheel_timer_cancel()'s lockless
+ * look, which would then return without cancelling the new arming (timer_list's
  * detach_timer() keeps the timer pending across a re-arm likewise).
  * Return: 1 if @t was pending or expired, else 0.
  */
@@ -230,6 +234,80 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_on);
 
+/**
+ * twheel_timer_setup() - set up a timer before its first use
+ * @timer:	the timer
+ * @func:	callback, run when the timer expires
+ * @flags:	0, or TWHEEL_TIMER_TICK to run @func in the tick itself
+ *
+ * The timer is idle. It may be armed and cancelled any number of times
+ * afterwards; it need not be set up again (but may be, while idle and not
+ * running).
+ *
+ * Without flags @func runs in process context, see the header. With
+ * TWHEEL_TIMER_TICK @func runs in the pass of the tick that expires the
+ * timer, with the CPU's twheel base lock (a raw spinlock) held and
+ * interrupts disabled: in hard interrupt context, in a softirq thread on
+ * PREEMPT_RT, or in the base's worker when the tick ran out of budget. It
+ * must do O(1) work, must not sleep, must not take a spinlock_t (a sleeping
+ * lock on PREEMPT_RT) and must not call any twheel function; it may take
+ * raw spinlocks and queue an irq_work. The tick re-arms a periodic timer
+ * after the callback (missed periods of a fixed-rate timer add to
+ * @timer->overruns, which the callback may read and reset). Because the
+ * callback runs under the base lock, once twheel_timer_cancel() or
+ * twheel_timer_modify() has returned the old arming's callback neither runs nor
+ * will run.
+ *
+ * Context: any.
+ */
+void twheel_timer_setup(struct twheel_timer *timer, twheel_func_t func,
+			unsigned int flags)
+{
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+		     sizeof(struct twheel_timer) > 64);
+
+	WARN_ON_ONCE(flags & ~TWHEEL_TIMER_TICK);
+	tw_node_init(&timer->node);
+	if (flags & TWHEEL_TIMER_TICK)
+		timer->node.flags = TW_NODE_TICK;
+	timer->node.group = 0;
+	timer->func = func;
+	timer->deadline = 0;
+	timer->period = 0;
+	timer->overruns = 0;
+	timer->cpu = raw_smp_processor_id();
+	timer->mode = TWHEEL_MODE_ONESHOT;
+	timer->state = TWHEEL_IDLE;
+}
+EXPORT_SYMBOL_GPL(twheel_timer_setup);
+
+/**
+ * twheel_timer_set_group() - put a timer's callbacks in a fairness group
+ * @timer:	timer set up with twheel_timer_setup()
+ * @group:	the group; 0, every timer's after set-up, is the in-kernel one
+ *
+ * The expired timers of a CPU wait for their callbacks in one queue per
+ * group, served round robin one callback at a time (see "Fairness" in
+ * twheel/base/base.h): a group's timers wait behind at most one callback
+ * of each other group. The callbacks of one queue other than group 0's run
+ * one at a time on a CPU: a callback that sleeps holds back its own
+ * group's timers there, not the others' (so a callback must not wait for
+ * another callback of its group). A CPU has TW_FAIR_QUEUES queues, group g
+ * takes queue g % TW_FAIR_QUEUES: give small numbers (an IDA), so that
+ * groups share a queue only when more than that many are in use.
+ * TWHEEL_TIMER_TICK timers run in the tick and are in no queue.
+ *
+ * Context: any. The timer must be neither pending nor waiting for its
+ * callback (idle, or running its callback): the group says which queue it
+ * is on while it waits.
+ */
+void twheel_timer_set_group(struct twheel_timer *timer, u32 group)
+{
+	WARN_ON_ONCE(twheel_timer_pending(timer));
+	WRITE_ONCE(timer->node.group, group);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_set_group);
+
 /*
  * The deadline of an arm: relative deadlines read the clock here, once,
  * as late as possible and before the lock (see "Cost" in base.h for why it
@@ -321,7 +399,7 @@ slow:
 }
 
 /**
- * twheel_arm_on() - arm a timer on a CPU
+ * twheel_timer_arm_on() - arm a timer on a CPU
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	(first) deadline in ns on CLOCK_MONOTONIC, relative to now or
  *		absolute with TWHEEL_ABS; a deadline in the past fires at the
@@ -343,8 +421,8 @@ slow:
  * TWHEEL_FIXED_DELAY without a period; -ERANGE if @cpu is not a possible
  * CPU; -ENXIO if @cpu is offline.
  */
-int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags, int cpu)
+int twheel_timer_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags, int cpu)
 {
 	u8 mode;
 	int ret;
@@ -358,24 +436,25 @@ int twheel_arm_on(struct twheel_timer *timer, u64 expires, u64 period,
 	return tw_arm(timer, tw_deadline(expires, flags), period, mode, cpu,
 		      false);
 }
-EXPORT_SYMBOL_GPL(twheel_arm_on);
+EXPORT_SYMBOL_GPL(twheel_timer_arm_on);
 
 /**
- * twheel_modify() - change a timer's deadline and period
+ * twheel_timer_modify() - change a timer's deadline and period
  * @timer:	timer set up with twheel_timer_init()
  * @expires:	new deadline in ns, relative or absolute (TWHEEL_ABS)
  * @period:	new period in ns, 0 makes the timer one-shot
  * @flags:	TWHEEL_ABS, TWHEEL_FIXED_DELAY
  *
- * Like twheel_arm_on() on the CPU the timer is on, in one step: the timer is
- * never seen idle in between. An idle timer is armed. The overrun count is
+ * Like twheel_timer_arm_on() on the CPU the timer is on, in one step: the timer
+ * is never seen idle in between. An idle timer is armed. The overrun count is
  * kept.
  *
  * Context: any context but hard interrupt; does not sleep.
- * Return: 1 if the timer was pending, 0 if not; -EINVAL as twheel_arm_on().
+ * Return: 1 if the timer was pending, 0 if not; -EINVAL as
+ * twheel_timer_arm_on().
  */
-int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
-		  unsigned int flags)
+int twheel_timer_modify(struct twheel_timer *timer, u64 expires, u64 period,
+			unsigned int flags)
 {
 	u8 mode;
 	int ret;
@@ -386,21 +465,21 @@ int twheel_modify(struct twheel_timer *timer, u64 expires, u64 period,
 	return tw_arm(timer, tw_deadline(expires, flags), period, mode,
 		      TWHEEL_CPU_ANY, true);
 }
-EXPORT_SYMBOL_GPL(twheel_modify);
+EXPORT_SYMBOL_GPL(twheel_timer_modify);
 
 /**
- * twheel_cancel() - disarm a timer
+ * twheel_timer_cancel() - disarm a timer
  * @t:		the timer
  *
  * After this returns, the timer will not expire again until re-armed. Its
  * callback may still be running (or, called from it, is running): use
- * twheel_cancel_sync() to wait for it.
+ * twheel_timer_cancel_sync() to wait for it.
  *
  * Context: any context but hard interrupt; does not sleep.
  * Return: 1 if the timer was pending (in a wheel or waiting for its
  * callback), 0 if it was idle or only running its callback.
  */
-int twheel_cancel(struct twheel_timer *t)
+int twheel_timer_cancel(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	unsigned long flags;
@@ -428,7 +507,7 @@ int twheel_cancel(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(twheel_cancel);
+EXPORT_SYMBOL_GPL(twheel_timer_cancel);
 
 static bool tw_not_running(struct twheel_base *base, struct twheel_timer *t)
 {
@@ -464,7 +543,7 @@ static void tw_wait_not_running(struct twheel_base *base,
 }
 
 /**
- * twheel_cancel_sync() - disarm a timer and wait for its callback
+ * twheel_timer_cancel_sync() - disarm a timer and wait for its callback
  * @t:		the timer
  *
  * On return the timer is idle and its callback is not running anywhere, so
@@ -485,7 +564,7 @@ static void tw_wait_not_running(struct twheel_base *base,
  * Return: 1 if the timer was pending (in a wheel or waiting for its
  * callback) when it was disarmed, 0 if it was idle.
  */
-int twheel_cancel_sync(struct twheel_timer *t)
+int twheel_timer_cancel_sync(struct twheel_timer *t)
 {
 	struct twheel_base *base;
 	struct tw_runner *r;
@@ -516,10 +595,10 @@ int twheel_cancel_sync(struct twheel_timer *t)
 	trace_twheel_cancel(t, ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(twheel_cancel_sync);
+EXPORT_SYMBOL_GPL(twheel_timer_cancel_sync);
 
 /**
- * twheel_query() - read a timer's state
+ * twheel_timer_query() - read a timer's state
  * @t:		the timer
  * @info:	filled in with a consistent snapshot (see struct
  *		twheel_timer_info)
@@ -527,7 +606,7 @@ EXPORT_SYMBOL_GPL(twheel_cancel_sync);
  * Context: any context but hard interrupt; does not sleep.
  * Return: 0.
  */
-int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
+int twheel_timer_query(struct twheel_timer *t, struct twheel_timer_info *info)
 {
 	/* Before the lock: see "Bounded work" in base.h. */
 	u64 now = tw_clock_ns();
@@ -550,4 +629,4 @@ int twheel_query(struct twheel_timer *t, struct twheel_timer_info *info)
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(twheel_query);
+EXPORT_SYMBOL_GPL(twheel_timer_query);

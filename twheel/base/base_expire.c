@@ -24,8 +24,8 @@
 #ifdef CONFIG_LOCKDEP
 /*
  * Held (for lockdep only) around every callback, and taken and released by
- * twheel_cancel_sync(): lockdep then reports a cancel_sync() from a callback
- * and a cancel_sync() under a lock that a callback takes.
+ * twheel_timer_cancel_sync(): lockdep then reports a cancel_sync() from a
+ * callback and a cancel_sync() under a lock that a callback takes.
  */
 static struct lock_class_key twheel_callback_key;
 struct lockdep_map twheel_callback_map =
@@ -403,7 +403,7 @@ static void tw_settle_on(struct tw_runner *r, struct twheel_base *target,
  * online CPU if that one is offline. For another base the base lock is
  * dropped; if anybody touched the timer meanwhile (r->deferred, r->move_to
  * changed), the choice is made again. @t stays "running" on @r until the
- * caller clears r->running, so twheel_cancel_sync() waits for this.
+ * caller clears r->running, so twheel_timer_cancel_sync() waits for this.
  */
 static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 		      struct twheel_timer *t)

@@ -4,12 +4,12 @@
  *
  *   base.c          the bases' storage and geometry, locking two bases
  *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
- *   base_arm.c      arm, cancel, cancel_sync, query
- *   base_hotplug.c  CPU hotplug: moving timers off a CPU going down
- *   base_init.c     set-up and tear-down of every base
+ *   base_arm.c      the in-kernel API: set-up, arm, cancel, cancel_sync,
+ *                   query; batches
+ *   base_init.c     set-up and tear-down of every base, CPU hotplug
  *
- * Each file uses only those above it in this list, and api.c none of them
- * (make lint checks it on the built objects: tools/vm/calls.py).
+ * Each file uses only those above it in this list (make lint checks it on
+ * the built objects: tools/vm/calls.py).
  */
 #ifndef _TWHEEL_BASE_INT_H
 #define _TWHEEL_BASE_INT_H
@@ -60,10 +60,6 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
 void tw_work_fn(struct work_struct *work);
 void tw_kick(struct twheel_base *base, int cpu);
-
-/* base_hotplug.c */
-int tw_hotplug_init(void);
-void tw_hotplug_exit(void);
 
 static inline struct twheel_base *tw_base(unsigned int cpu)
 {

@@ -7,7 +7,7 @@
  * Design. A clock timer embeds a struct twheel_timer, which sits in the
  * CLOCK_MONOTONIC wheel like any other. A CLOCK_MONOTONIC clock timer is
  * only that timer with a wrapped callback: arms, modifies, cancels and
- * queries go straight to api.c/base_arm.c, periodic modes included. A
+ * queries go straight to base_arm.c, periodic modes included. A
  * clock-bound one (CLOCK_BOOTTIME, or CLOCK_REALTIME with an absolute
  * deadline) keeps its deadline on its own clock in @deadline and arms its
  * wheel timer, always one-shot, at that deadline minus the clock's current
@@ -38,7 +38,7 @@
  * twheel_clock_lock -> base lock. The user's callback runs without it.
  *
  * Files: clock_step.c calls twheel_clock_step(); this file uses clock.c
- * and the API (api.c, base_arm.c), never the other way round.
+ * and the API (base_arm.c), never the other way round.
  */
 #include <linux/errno.h>
 #include <linux/export.h>
@@ -112,7 +112,7 @@ static void twheel_clock_fire(struct twheel_timer *t)
 	}
 	spin_lock_bh(&twheel_clock_lock);
 	/* Cancelled, or re-armed (by its user or a step) since it expired. */
-	if (!ct->armed || twheel_pending(t))
+	if (!ct->armed || twheel_timer_pending(t))
 		goto unlock;
 	now = twheel_uclock_now(clock);
 	/* Its clock was set back since it was armed: not due yet. */
@@ -183,9 +183,10 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 	int ret;
 
 	if (clock == TWHEEL_UCLK_MONO)
-		return modify ? twheel_modify(&ct->timer, expires, period, flags) :
-				twheel_arm_on(&ct->timer, expires, period,
-					      flags, cpu);
+		return modify ? twheel_timer_modify(&ct->timer, expires, period,
+						    flags) :
+				twheel_timer_arm_on(&ct->timer, expires, period,
+						    flags, cpu);
 	if (flags & ~TWHEEL_ABS)
 		return -EINVAL;
 	if (clock == TWHEEL_UCLK_REAL && !(flags & TWHEEL_ABS))
@@ -197,12 +198,13 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 	else
 		own = twheel_deadline_after(twheel_uclock_now(clock), expires);
 	if (modify)
-		ret = twheel_modify(&ct->timer, twheel_uclock_to_mono(clock, own),
-				    0, TWHEEL_ABS);
+		ret = twheel_timer_modify(&ct->timer,
+					  twheel_uclock_to_mono(clock, own), 0,
+					  TWHEEL_ABS);
 	else
-		ret = twheel_arm_on(&ct->timer,
-				    twheel_uclock_to_mono(clock, own), 0,
-				    TWHEEL_ABS, cpu);
+		ret = twheel_timer_arm_on(&ct->timer,
+					  twheel_uclock_to_mono(clock, own), 0,
+					  TWHEEL_ABS, cpu);
 	if (ret >= 0) {
 		ct->deadline = own;
 		ct->period = period;
@@ -210,7 +212,7 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 			ct->overruns = 0;
 		ct->armed = true;
 		list_move_tail(&ct->link, twheel_clock_list_of(ct));
-	} else if (!twheel_pending(&ct->timer)) {
+	} else if (!twheel_timer_pending(&ct->timer)) {
 		twheel_clock_unbind(ct);
 	}
 	spin_unlock_bh(&twheel_clock_lock);
@@ -226,16 +228,16 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
  * @period:	period in ns, 0 for a one-shot timer; fixed rate on the
  *		timer's clock
  * @flags:	TWHEEL_ABS; TWHEEL_FIXED_DELAY on CLOCK_MONOTONIC only
- * @cpu:	as for twheel_arm_on()
+ * @cpu:	as for twheel_timer_arm_on()
  *
- * As twheel_arm_on(), on the timer's clock. The overrun count restarts at
+ * As twheel_timer_arm_on(), on the timer's clock. The overrun count restarts at
  * 0.
  *
  * Context: any context but hard interrupt; does not sleep.
  * Return: 1 if the timer was pending and was re-armed, 0 if it was idle;
  * -EINVAL for unknown flags, TWHEEL_FIXED_DELAY without a period or on
  * another clock than CLOCK_MONOTONIC, a relative CLOCK_REALTIME deadline;
- * -ERANGE or -ENXIO for @cpu as twheel_arm_on().
+ * -ERANGE or -ENXIO for @cpu as twheel_timer_arm_on().
  */
 int twheel_clock_arm_on(struct twheel_clock_timer *ct, u64 expires,
 			u64 period, unsigned int flags, int cpu)
@@ -252,7 +254,7 @@ EXPORT_SYMBOL_GPL(twheel_clock_arm_on);
  * @period:	new period in ns, 0 makes the timer one-shot
  * @flags:	as for twheel_clock_arm_on()
  *
- * As twheel_modify(): on the CPU the timer is on, never seen idle in
+ * As twheel_timer_modify(): on the CPU the timer is on, never seen idle in
  * between, an idle timer is armed, the overrun count is kept.
  *
  * Context: any context but hard interrupt; does not sleep.
@@ -279,15 +281,15 @@ static void twheel_clock_disarm(struct twheel_clock_timer *ct)
  * twheel_clock_cancel() - disarm a clock timer
  * @ct:		timer set up with twheel_clock_timer_setup()
  *
- * As twheel_cancel(): a callback already running goes on running.
+ * As twheel_timer_cancel(): a callback already running goes on running.
  *
  * Context: any context but hard interrupt; does not sleep.
- * Return: as twheel_cancel().
+ * Return: as twheel_timer_cancel().
  */
 int twheel_clock_cancel(struct twheel_clock_timer *ct)
 {
 	twheel_clock_disarm(ct);
-	return twheel_cancel(&ct->timer);
+	return twheel_timer_cancel(&ct->timer);
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel);
 
@@ -295,23 +297,23 @@ EXPORT_SYMBOL_GPL(twheel_clock_cancel);
  * twheel_clock_cancel_sync() - disarm a clock timer, wait for its callback
  * @ct:		timer set up with twheel_clock_timer_setup()
  *
- * As twheel_cancel_sync(), whose rules it follows (not from a twheel
+ * As twheel_timer_cancel_sync(), whose rules it follows (not from a twheel
  * callback).
  *
  * Context: process context, may sleep.
- * Return: as twheel_cancel_sync().
+ * Return: as twheel_timer_cancel_sync().
  */
 int twheel_clock_cancel_sync(struct twheel_clock_timer *ct)
 {
 	twheel_clock_disarm(ct);
-	return twheel_cancel_sync(&ct->timer);
+	return twheel_timer_cancel_sync(&ct->timer);
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel_sync);
 
 /**
  * twheel_clock_query() - snapshot of a clock timer's state
  * @ct:		timer set up with twheel_clock_timer_setup()
- * @info:	filled as by twheel_query(), but @info->deadline and
+ * @info:	filled as by twheel_timer_query(), but @info->deadline and
  *		@info->remaining are on the timer's clock (host time), and a
  *		clock-bound timer reports its own period, mode and overruns
  *
@@ -325,9 +327,9 @@ int twheel_clock_query(struct twheel_clock_timer *ct,
 	u64 now;
 
 	if (clock == TWHEEL_UCLK_MONO)
-		return twheel_query(&ct->timer, info);
+		return twheel_timer_query(&ct->timer, info);
 	spin_lock_bh(&twheel_clock_lock);
-	twheel_query(&ct->timer, info);
+	twheel_timer_query(&ct->timer, info);
 	now = twheel_uclock_now(clock);
 	info->deadline = ct->armed ? ct->deadline : 0;
 	info->remaining = info->deadline > now ? info->deadline - now : 0;

@@ -90,8 +90,8 @@ static inline u64 twheel_grid(u64 deadline, u64 k, u64 period)
  */
 static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
 {
-	if (twheel_modify(t, mono, 0, TWHEEL_ABS) < 0)
-		twheel_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
+	if (twheel_timer_modify(t, mono, 0, TWHEEL_ABS) < 0)
+		twheel_timer_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
 }
 
 /* clock.c */

@@ -24,10 +24,10 @@
  * is taken by ioctls, read(), poll() and by the expiry callbacks, which run
  * in process context (the twheel workqueue). Lock order:
  * twheel_callback_map (lockdep) -> file lock -> twheel base lock (inside
- * twheel_arm_on()/twheel_modify()/...) and file lock -> wait queue lock.
- * No allocation happens under it. twheel_cancel_sync() may sleep and
- * waits for callbacks, which take the file lock: it is never called with the
- * file lock held.
+ * twheel_timer_arm_on()/twheel_timer_modify()/...) and file lock -> wait queue
+ * lock. No allocation happens under it. twheel_timer_cancel_sync() may sleep
+ * and waits for callbacks, which take the file lock: it is never called with
+ * the file lock held.
  *
  * Table
  * -----
@@ -47,7 +47,7 @@
  * one-shot event, last close) happens under the file lock together with
  * setting @dead and unlinking the queued event, so a callback that gets the
  * lock afterwards does nothing. Before the slot is freed (or reused) the
- * timer is stopped with twheel_cancel_sync() (cancel, close) or, for a
+ * timer is stopped with twheel_timer_cancel_sync() (cancel, close) or, for a
  * one-shot timer whose event was read, its callback has already queued that
  * event and never touches the timer after dropping the file lock. Its runner
  * may still hold the timer as running then, so a slot's kernel timer is set

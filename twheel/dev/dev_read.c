@@ -43,7 +43,7 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 		spin_unlock(&f->lock);
 		return -ENOENT;
 	}
-	twheel_query(&ut->timer, &info);
+	twheel_timer_query(&ut->timer, &info);
 	now = twheel_uclock_now(ut->clock);
 
 	q->state = 0;
@@ -237,7 +237,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 
 	/* A canceled timer's callback may still be on its way. */
 	list_for_each_entry(ut, &reap, link)
-		twheel_cancel_sync(&ut->timer);
+		twheel_timer_cancel_sync(&ut->timer);
 	if (!list_empty(&reap)) {
 		spin_lock(&f->lock);
 		list_for_each_entry_safe(ut, tmp, &reap, link) {

@@ -98,9 +98,10 @@
  * Lifetime
  * --------
  * The table lives as long as the file (a mapping holds a reference on the
- * file). The last close cancels every slot of every chunk (twheel_cancel()
- * waits out a callback running under the base lock), syncs @wake and frees
- * everything. The user's pages stay valid until munmap (page references).
+ * file). The last close cancels every slot of every chunk
+ * (twheel_timer_cancel() waits out a callback running under the base lock),
+ * syncs @wake and frees everything. The user's pages stay valid until munmap
+ * (page references).
  */
 #ifndef _TWHEEL_DEV_RING_H
 #define _TWHEEL_DEV_RING_H

@@ -583,7 +583,7 @@ unsigned long twheel_table_release(struct twheel_file *f)
 		if (!c)
 			continue;
 		for (i = 0; i < TW_CHUNK_SLOTS; i++)
-			n += twheel_cancel(&c->slots[i].timer);
+			n += twheel_timer_cancel(&c->slots[i].timer);
 		cond_resched();
 	}
 	tw_ring_free(&tb->ring);

@@ -48,7 +48,7 @@ static bool twheel_utimer_was_set(struct twheel_file *f,
 {
 	if (!ut->cos || ut->real_offs == twheel_uclock_offs(TWHEEL_UCLK_REAL))
 		return false;
-	twheel_cancel(&ut->timer);
+	twheel_timer_cancel(&ut->timer);
 	ut->canceled = 1;
 	twheel_utimer_queue(f, ut, twheel_uclock_now(TWHEEL_UCLK_REAL));
 	return true;
@@ -92,8 +92,8 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	spin_lock(&f->lock);
 	/*
 	 * Cancelled after this expiry began: say so to the canceller, which
-	 * waits for us (twheel_cancel_sync()) before it reads it, so that a
-	 * cancel that discarded an expiry in flight returns 1.
+	 * waits for us (twheel_timer_cancel_sync()) before it reads it, so that
+	 * a cancel that discarded an expiry in flight returns 1.
 	 */
 	if (ut->dead) {
 		ut->canceled = 1;
@@ -104,7 +104,7 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	 * state is stable: they set it under the file lock we now hold).
 	 * MODIFY counted the expiry it discarded (twheel_file_modify()).
 	 */
-	if (ut->queued || twheel_pending(t))
+	if (ut->queued || twheel_timer_pending(t))
 		goto out;
 	if (twheel_utimer_was_set(f, ut))
 		goto out;
@@ -159,7 +159,7 @@ void twheel_file_init(struct twheel_file *f)
  *
  * Context: process context, may sleep; file lock not held.
  * Return: 0, -ENOSPC (a cap, or the table is full), -ENOMEM, or an error
- * of twheel_arm_on().
+ * of twheel_timer_arm_on().
  */
 int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 		    u64 *idp)
@@ -205,8 +205,8 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	 * in no queue, and its group is the file's anyway.
 	 */
 	twheel_timer_set_group(&ut->timer, twheel_user_group(f->user));
-	ret = twheel_arm_on(&ut->timer, twheel_utimer_mono(ut), 0, TWHEEL_ABS,
-			    req->cpu);
+	ret = twheel_timer_arm_on(&ut->timer, twheel_utimer_mono(ut), 0,
+				  TWHEEL_ABS, req->cpu);
 	if (ret < 0) {
 		/* Never armed: the slot is free again, with the next id. */
 		twheel_utable_push(f, ut);
@@ -232,7 +232,7 @@ uncharge:
  *
  * No event of the timer is delivered once this returns.
  *
- * Context: process context, sleeps (twheel_cancel_sync()).
+ * Context: process context, sleeps (twheel_timer_cancel_sync()).
  * Return: 1 if the timer was armed or had an unread event, 0 if not, -ENOENT.
  */
 int twheel_file_cancel(struct twheel_file *f, u64 id)
@@ -251,7 +251,7 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
 	spin_unlock(&f->lock);
 
 	/* Pending, or its expiry in flight was discarded (canceled set). */
-	if (twheel_cancel_sync(&ut->timer) > 0)
+	if (twheel_timer_cancel_sync(&ut->timer) > 0)
 		ret = 1;
 	spin_lock(&f->lock);
 	if (ut->canceled)
@@ -273,8 +273,8 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
  * its event (twheel_utimer_fire()), and that expiry counts as discarded.
  *
  * Return: 1 if the timer was armed, had an unread event or an expiry in
- * flight (each discarded), -ENOENT, or an error of twheel_modify(). A live
- * timer is always one of the three, so it is 1 on success, as for
+ * flight (each discarded), -ENOENT, or an error of twheel_timer_modify(). A
+ * live timer is always one of the three, so it is 1 on success, as for
  * twheel_file_cancel().
  */
 int twheel_file_modify(struct twheel_file *f, u64 id,
@@ -293,9 +293,9 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 	/* Cancel-on-set: the offset before the conversion, as at arm. */
 	if (req->cos)
 		real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
-	ret = twheel_modify(&ut->timer,
-			    twheel_uclock_to_mono(req->clock, req->own), 0,
-			    TWHEEL_ABS);
+	ret = twheel_timer_modify(&ut->timer,
+				  twheel_uclock_to_mono(req->clock, req->own),
+				  0, TWHEEL_ABS);
 	if (ret < 0)
 		goto unlock;
 	/*
@@ -323,7 +323,7 @@ unlock:
 /*
  * A clock step walks @ut (file lock held): if it is due on its clock at
  * @now (per clock, read before), take it out of the wheel, queue its event
- * and return true. False if it is not due, or if twheel_cancel() found it
+ * and return true. False if it is not due, or if twheel_timer_cancel() found it
  * neither in a wheel nor waiting for its callback: its expiry is in flight
  * (the callback waits for the file lock), and the caller re-arms it as any
  * other, which defers behind that callback; the callback then drops its
@@ -338,7 +338,7 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
 {
 	u64 t = now[ut->clock - TWHEEL_UCLK_BOOT];
 
-	if (t < ut->deadline || !twheel_cancel(&ut->timer))
+	if (t < ut->deadline || !twheel_timer_cancel(&ut->timer))
 		return false;
 	twheel_utimer_queue(f, ut, t);
 	twheel_stat_inc(clock_delivered);
@@ -439,7 +439,7 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 			n++;
 			if (ut->deadline <= now) {
 				/* Its callback, if running, finds it queued. */
-				twheel_cancel(&ut->timer);
+				twheel_timer_cancel(&ut->timer);
 				if (!twheel_utimer_was_set(f, ut)) {
 					twheel_utimer_queue(f, ut, now);
 					twheel_stat_inc(clock_delivered);
@@ -482,7 +482,7 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 		 * callback had started. Every slot's timer was set up with its
 		 * chunk, so waiting on it is always valid, and cheap when idle.
 		 */
-		twheel_cancel_sync(&ut->timer);
+		twheel_timer_cancel_sync(&ut->timer);
 		cond_resched();
 	}
 	/*

@@ -42,7 +42,7 @@ static void twb_fn(struct twheel_timer *t)
 /*
  * Detached: in no wheel and no expired batch. Not "not pending": a timer
  * being re-armed keeps its PENDING state across the detach, so that a
- * lockless twheel_cancel() never sees it idle (tw_detach()).
+ * lockless twheel_timer_cancel() never sees it idle (tw_detach()).
  */
 static void twb_prep(struct twheel_batch_ent *e)
 {
@@ -57,7 +57,7 @@ static void twb_cancel_all(void *data)
 	unsigned int i;
 
 	for (i = 0; i < TWB_N; i++)
-		twheel_cancel_sync(&b[i].timer);
+		twheel_timer_cancel_sync(&b[i].timer);
 }
 
 static struct twb_timer *twb_alloc(struct kunit *test)
@@ -111,7 +111,7 @@ static void twb_one_base(struct kunit *test)
 	for (i = 0; i < TWB_N; i++) {
 		KUNIT_EXPECT_EQ(test, e[i].ret, 0);
 		KUNIT_EXPECT_TRUE(test, b[i].detached_in_prep);
-		KUNIT_EXPECT_TRUE(test, twheel_pending(&b[i].timer));
+		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&b[i].timer));
 	}
 	/* Re-arm the first half far away (1: pending), cancel the rest (1). */
 	for (i = 0; i < TWB_N; i++) {
@@ -122,7 +122,8 @@ static void twb_one_base(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, done, TWB_N);
 	for (i = 0; i < TWB_N; i++) {
 		KUNIT_EXPECT_EQ(test, e[i].ret, 1);
-		KUNIT_EXPECT_EQ(test, twheel_pending(&b[i].timer), i < TWB_N / 2);
+		KUNIT_EXPECT_EQ(test, twheel_timer_pending(&b[i].timer),
+				i < TWB_N / 2);
 	}
 	/* Bring the first half back near: they fire, once, not early. */
 	now = ktime_get_ns();
@@ -159,8 +160,8 @@ static void twb_other_base(struct kunit *test)
 	other = cpumask_any_but(cpu_online_mask, cpu);
 	put_cpu();
 	KUNIT_ASSERT_LT(test, other, nr_cpu_ids);
-	KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&b[1].timer, far, 0, TWHEEL_ABS,
-					       other));
+	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&b[1].timer, far, 0,
+						     TWHEEL_ABS, other));
 	WRITE_ONCE(b[0].timer.cpu, cpu);
 	WRITE_ONCE(b[2].timer.cpu, cpu);
 	twb_fill(&e[0], &b[0], TW_BATCH_ARM, far, cpu);
@@ -177,7 +178,7 @@ static void twb_other_base(struct kunit *test)
 	twb_fill(&e[0], &b[1], TW_BATCH_CANCEL, 0, 0);
 	twheel_batch_one(&e[0], NULL);
 	KUNIT_EXPECT_EQ(test, e[0].ret, 1);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(&b[1].timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b[1].timer));
 }
 
 static struct kunit_case twb_cases[] = {

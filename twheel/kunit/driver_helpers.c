@@ -128,10 +128,10 @@ bool twt_wait(struct completion *c)
 					   msecs_to_jiffies(TWT_TIMEOUT_MS));
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(twt_cancel_sync_action, twheel_cancel_sync,
+KUNIT_DEFINE_ACTION_WRAPPER(twt_cancel_sync_action, twheel_timer_cancel_sync,
 			    struct twheel_timer *);
 
-/* twheel_cancel_sync(@t) when the test ends, before its memory is freed. */
+/* twheel_timer_cancel_sync(@t) when the test ends, before @t is freed. */
 void twt_cancel_at_end(struct kunit *test, struct twheel_timer *t)
 {
 	KUNIT_ASSERT_EQ(test, 0,
@@ -177,7 +177,7 @@ static void twt_set_cancel(void *data)
 	unsigned int i;
 
 	for (i = 0; i < set->n; i++) {
-		twheel_cancel_sync(&set->t[i].timer);
+		twheel_timer_cancel_sync(&set->t[i].timer);
 		twt_ctrl_stop(&set->t[i].ctrl);
 	}
 }
@@ -207,7 +207,7 @@ struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n)
 	return set;
 }
 
-/* Arm t on @cpu to fire @delta ns from now; returns twheel_arm_on(). */
+/* Arm t on @cpu to fire @delta ns from now; returns twheel_timer_arm_on(). */
 int twt_one_arm(struct twt_one *t, u64 delta, int cpu)
 {
 	int ret;
@@ -216,7 +216,7 @@ int twt_one_arm(struct twt_one *t, u64 delta, int cpu)
 	t->cpu = cpu;
 	t->armed = true;
 	atomic_inc(&t->set->left);
-	ret = twheel_arm_on(&t->timer, t->deadline, 0, TWHEEL_ABS, cpu);
+	ret = twheel_timer_arm_on(&t->timer, t->deadline, 0, TWHEEL_ABS, cpu);
 	if (ret < 0) {
 		t->armed = false;
 		atomic_dec(&t->set->left);

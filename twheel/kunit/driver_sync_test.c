@@ -2,7 +2,7 @@
 /*
  * KUnit suite twheel_driver_sync of the twheel per-CPU driver (see
  * driver_test.c for the rules every case follows): return values and
- * query, twheel_cancel_sync() against running callbacks, a timer
+ * query, twheel_timer_cancel_sync() against running callbacks, a timer
  * re-armed while its callback runs, tickless bases and CPU hotplug.
  *
  * The cases that need a second CPU (cancel_sync of a timer moved while
@@ -41,7 +41,7 @@ struct twt_block {
 	struct completion	release;	/* let the callback return */
 	struct completion	entered2;	/* second one, if block_second */
 	struct completion	release2;
-	struct completion	synced;		/* twheel_cancel_sync() returned */
+	struct completion	synced;		/* cancel_sync() returned */
 };
 
 static void twt_block_fn(struct twheel_timer *timer)
@@ -55,7 +55,7 @@ static void twt_block_fn(struct twheel_timer *timer)
 		twt_wait(&b->release);
 		usleep_range(5000, 6000);
 		if (b->rearm_ns)
-			b->rearm_ret = twheel_arm(timer, b->rearm_ns, 0);
+			b->rearm_ret = twheel_timer_arm(timer, b->rearm_ns, 0);
 	} else if (call == 2 && b->block_second) {
 		WRITE_ONCE(b->cpu2, raw_smp_processor_id());
 		complete(&b->entered2);
@@ -68,7 +68,7 @@ static int twt_block_sync(void *data)
 {
 	struct twt_block *b = data;
 
-	b->sync_ret = twheel_cancel_sync(&b->timer);
+	b->sync_ret = twheel_timer_cancel_sync(&b->timer);
 	b->sync_end_ns = ktime_get_ns();
 	complete(&b->synced);
 	return 0;
@@ -80,7 +80,7 @@ static void twt_block_cleanup(void *data)
 
 	complete_all(&b->release);
 	complete_all(&b->release2);
-	twheel_cancel_sync(&b->timer);
+	twheel_timer_cancel_sync(&b->timer);
 }
 
 /* A blocking timer, cancelled and released when the test ends. */
@@ -101,7 +101,7 @@ static struct twt_block *twt_block_alloc(struct kunit *test)
 	return b;
 }
 
-/* Run twheel_cancel_sync() of @b in a kthread. */
+/* Run twheel_timer_cancel_sync() of @b in a kthread. */
 static void twt_block_sync_start(struct kunit *test, struct twt_block *b)
 {
 	struct task_struct *task;
@@ -146,11 +146,13 @@ static void twt_cancel_sync_common(struct kunit *test, int from, int to)
 	struct twheel_timer_info info;
 	struct twt_block *b = twt_block_alloc(test);
 
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, from),
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&b->timer, period, period, 0,
+						  from),
 			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
 	if (to >= 0)
-		KUNIT_EXPECT_GE(test, twheel_arm_on(&b->timer,
+		KUNIT_EXPECT_GE(test,
+				twheel_timer_arm_on(&b->timer,
 						    10 * MSEC_PER_SEC * TWT_MS,
 						    period, 0, to), 0);
 
@@ -162,7 +164,7 @@ static void twt_cancel_sync_common(struct kunit *test, int from, int to)
 
 	msleep(div_u64(5 * period, TWT_MS) + 20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
-	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&b->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 
@@ -196,10 +198,11 @@ static void twt_cancel_sync_rearm(struct kunit *test)
 	struct twt_block *b = twt_block_alloc(test);
 
 	b->rearm_ns = far;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, 0, 0, 0, cpu), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&b->timer, 0, 0, 0, cpu), 0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
 	/* The one-shot runs: idle, so this arming is a new one. */
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, far, 0, 0, cpu), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(&b->timer, far, 0, 0, cpu),
+			0);
 
 	twt_block_sync_start(test, b);
 	twt_block_sync_check(test, b, 50);
@@ -207,7 +210,7 @@ static void twt_cancel_sync_rearm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->rearm_ret, 1);
 	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
-	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&b->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 
@@ -219,7 +222,7 @@ static void twt_query_pending(struct kunit *test, struct twheel_timer *t,
 	u64 t0, t1;
 
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, twheel_query(t, info), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_query(t, info), 0);
 	t1 = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, info->state, TWHEEL_PENDING);
 	KUNIT_EXPECT_GT(test, info->remaining, 0);
@@ -239,17 +242,17 @@ static void twt_return_values(struct kunit *test)
 	u64 t0, t1, abs;
 
 	/* Idle timer. */
-	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
-	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(t, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 	KUNIT_EXPECT_EQ(test, info.deadline, 0);
 	KUNIT_EXPECT_EQ(test, info.remaining, 0);
 
 	/* One-shot, relative deadline, named CPU. */
 	t0 = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, rel, 0, 0, cpu), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, rel, 0, 0, cpu), 0);
 	t1 = ktime_get_ns();
-	KUNIT_EXPECT_TRUE(test, twheel_pending(t));
+	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(t));
 	twt_query_pending(test, t, &info);
 	KUNIT_EXPECT_GE(test, info.deadline, t0 + rel);
 	KUNIT_EXPECT_LE(test, info.deadline, t1 + rel);
@@ -261,13 +264,15 @@ static void twt_return_values(struct kunit *test)
 
 	/* Arm of a pending timer: 1. Absolute deadline kept exactly. */
 	abs = ktime_get_ns() + rel;
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, abs, 0, TWHEEL_ABS, cpu), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, abs, 0, TWHEEL_ABS, cpu),
+			1);
 	twt_query_pending(test, t, &info);
 	KUNIT_EXPECT_EQ(test, info.deadline, abs);
 
 	/* Modify of a pending timer: 1, new deadline and period. */
 	abs += 100 * TWT_MS;
-	KUNIT_EXPECT_EQ(test, twheel_modify(t, abs, 7 * TWT_MS, TWHEEL_ABS), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_modify(t, abs, 7 * TWT_MS,
+						  TWHEEL_ABS), 1);
 	twt_query_pending(test, t, &info);
 	KUNIT_EXPECT_EQ(test, info.deadline, abs);
 	KUNIT_EXPECT_EQ(test, info.period, 7 * TWT_MS);
@@ -275,31 +280,31 @@ static void twt_return_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.cpu, cpu);
 
 	/* Cancel of a pending timer: 1, then idle: 0. */
-	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 1);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(t));
-	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 0);
-	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 0);
-	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(t), 1);
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(t, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 
 	/* Modify of an idle timer: 0. */
-	KUNIT_EXPECT_EQ(test, twheel_modify(t, rel, 0, 0), 0);
-	twheel_cancel_sync(t);
+	KUNIT_EXPECT_EQ(test, twheel_timer_modify(t, rel, 0, 0), 0);
+	twheel_timer_cancel_sync(t);
 
 	/* Periodic fixed delay. */
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, rel, 3 * TWT_MS,
-					    TWHEEL_FIXED_DELAY, cpu), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, rel, 3 * TWT_MS,
+						  TWHEEL_FIXED_DELAY, cpu), 0);
 	twt_query_pending(test, t, &info);
 	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_FIXED_DELAY);
 	KUNIT_EXPECT_EQ(test, info.period, 3 * TWT_MS);
-	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(t), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 1);
 
 	/* A fired one-shot is idle: cancel 0, modify 0. */
 	KUNIT_ASSERT_EQ(test, twt_one_arm(&set->t[0], TWT_MS, cpu), 0);
 	twt_set_check(test, set, 1, false);
-	KUNIT_EXPECT_EQ(test, twheel_query(&set->t[0].timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&set->t[0].timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&set->t[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&set->t[0].timer), 0);
 }
 
 /* ----------------------------------------------------------- tickless */
@@ -347,8 +352,9 @@ static void twt_tickless(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.wakeups, s0.wakeups);
 
 	/* A timer 2 s away: a handful of wakeups at most while it waits. */
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(far, 2 * MSEC_PER_SEC * TWT_MS, 0,
-					    0, cpu), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(far,
+						  2 * MSEC_PER_SEC * TWT_MS, 0,
+						  0, cpu), 0);
 	msleep(20);	/* a remote base is reprogrammed by IPI */
 	twt_snapshot(test, cpu, &s0);
 	KUNIT_EXPECT_EQ(test, s0.pending, 1);
@@ -357,7 +363,7 @@ static void twt_tickless(struct kunit *test)
 	msleep(200);
 	twt_snapshot(test, cpu, &s1);
 	KUNIT_EXPECT_LE(test, s1.wakeups - s0.wakeups, twheel_levels());
-	KUNIT_EXPECT_EQ(test, twheel_cancel(far), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(far), 1);
 	twt_snapshot(test, cpu, &s1);
 	KUNIT_EXPECT_EQ(test, s1.pending, 0);
 
@@ -372,16 +378,17 @@ static void twt_tickless(struct kunit *test)
 	KUNIT_EXPECT_LE(test, s1.max_cascades, twheel_levels() - 1);
 
 	/* Deadlines at the end of time never fire and can be cancelled. */
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(far, U64_MAX, 0, TWHEEL_ABS, cpu),
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(far, U64_MAX, 0, TWHEEL_ABS,
+						  cpu),
 			0);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(inf, U64_MAX, 0, 0, cpu), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(inf, U64_MAX, 0, 0, cpu), 0);
 	msleep(50);
-	KUNIT_EXPECT_EQ(test, twheel_query(far, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(far, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
-	KUNIT_EXPECT_EQ(test, twheel_query(inf, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(inf, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(far), 1);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(inf), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(far), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(inf), 1);
 }
 
 /* ------------------------------------------------------------ hotplug */
@@ -406,9 +413,10 @@ static void twt_hotplug(struct kunit *test)
 	int ret;
 
 	t = twt_timer_alloc(test, twt_noop_fn);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, nr_cpu_ids),
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0, 0, nr_cpu_ids),
 			-ERANGE);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, INT_MAX), -ERANGE);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0, 0, INT_MAX),
+			-ERANGE);
 
 	if (num_online_cpus() < 2 || !cpu_online(cpu))
 		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
@@ -441,8 +449,9 @@ static void twt_hotplug(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, snap.online);
 	KUNIT_EXPECT_EQ(test, snap.pending, 0);
 	KUNIT_EXPECT_EQ(test, snap.expired, 0);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 0, cpu), -ENXIO);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(t));
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0, 0, cpu),
+			-ENXIO);
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
 
 	/* All fire exactly once, none early, wherever they moved. */
 	twt_set_check(test, set, TWT_HOTPLUG_N, true);
@@ -473,25 +482,26 @@ static void twt_cancel_sync_hotplug(struct kunit *test)
 	if (num_online_cpus() < 2 || !cpu_online(cpu))
 		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
 	b = twt_block_alloc(test);
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, cpu),
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&b->timer, period, period, 0,
+						  cpu),
 			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
 	/* Running (not pending): re-armed far away on the same base. */
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer,
-					    10 * MSEC_PER_SEC * TWT_MS,
-					    period, 0, cpu), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(&b->timer,
+						  10 * MSEC_PER_SEC * TWT_MS,
+						  period, 0, cpu), 0);
 
 	KUNIT_ASSERT_EQ_MSG(test, remove_cpu(cpu), 0, "remove_cpu(%d)", cpu);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twt_cpu_up,
 							   (void *)(long)cpu));
 	twt_snapshot(test, cpu, &snap);
 	KUNIT_EXPECT_EQ(test, snap.pending, 0);
-	KUNIT_EXPECT_TRUE(test, twheel_pending(&b->timer));
+	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&b->timer));
 
 	twt_block_sync_start(test, b);
 	twt_block_sync_check(test, b, 50);
 	KUNIT_EXPECT_EQ(test, b->sync_ret, 1);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(&b->timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b->timer));
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 1);
 }
 
@@ -513,7 +523,8 @@ static void twt_rearm_running_common(struct kunit *test, int a, int c,
 
 	b->block_second = true;
 	b->cpu2 = -1;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&b->timer, period, period, 0, a),
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&b->timer, period, period, 0,
+						  a),
 			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&b->entered));
 	if (down) {
@@ -523,10 +534,11 @@ static void twt_rearm_running_common(struct kunit *test, int a, int c,
 							  (void *)(long)a));
 	}
 	/* Running, not pending: this arming is a new one. */
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(&b->timer, 0, period, 0,
-					    c < 0 ? TWHEEL_CPU_ANY : c), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(&b->timer, 0, period, 0,
+						  c < 0 ? TWHEEL_CPU_ANY : c),
+			0);
 	/* Pending, and still on its base while the callback runs. */
-	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&b->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
 	KUNIT_EXPECT_EQ(test, info.cpu, a);
 
@@ -552,7 +564,7 @@ static void twt_rearm_running_common(struct kunit *test, int a, int c,
 	KUNIT_EXPECT_GE(test, b->sync_end_ns, READ_ONCE(b->cb_end_ns));
 	msleep(div_u64(5 * period, TWT_MS) + 20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->calls), 2);
-	KUNIT_EXPECT_EQ(test, twheel_query(&b->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&b->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 }
 

@@ -19,7 +19,7 @@
  *
  * Every wait for a callback has a timeout, so a broken driver fails a case
  * instead of hanging it, and every timer is cancelled with
- * twheel_cancel_sync() by a KUnit action before its memory is freed. The
+ * twheel_timer_cancel_sync() by a KUnit action before its memory is freed. The
  * whole suite takes a few seconds.
  *
  * Suite twheel_driver (this file): bad input, one-shots, fixed rate and
@@ -113,8 +113,8 @@ static void twt_per_fn(struct twheel_timer *timer)
 		while (ktime_get_ns() - now < p->sleep_ms * TWT_MS)
 			usleep_range(1000, 2000);
 	if (i + 1 == p->limit) {
-		p->query_ret = twheel_query(timer, &p->info);
-		p->cancel_ret = twheel_cancel(timer);
+		p->query_ret = twheel_timer_query(timer, &p->info);
+		p->cancel_ret = twheel_timer_cancel(timer);
 	}
 	if (i < TWT_MAX_CALLS) {
 		p->end[i] = ktime_get_ns();
@@ -164,8 +164,9 @@ static void twt_per_run(struct kunit *test, struct twt_per *p, u64 period,
 
 	p->period = period;
 	p->first = ktime_get_ns() + period;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&p->timer, p->first, period,
-					    flags | TWHEEL_ABS, TWHEEL_CPU_ANY),
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&p->timer, p->first, period,
+						  flags | TWHEEL_ABS,
+						  TWHEEL_CPU_ANY),
 			0);
 	twt_ctrl_arm(&p->ctrl[0], p->first, cpu);
 	KUNIT_ASSERT_TRUE_MSG(test, twt_wait(&p->done),
@@ -323,10 +324,10 @@ static void twt_cancel_in_callback(struct kunit *test)
 	struct twheel_timer_info info;
 
 	twt_per_run(test, p, 5 * TWT_MS, 0);
-	KUNIT_EXPECT_EQ(test, twheel_query(&p->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&p->timer, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->timer), 0);
-	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->calls), 3);
 }
 
@@ -360,15 +361,16 @@ static void twt_rearm_fn(struct twheel_timer *timer)
 		r->left--;
 		r->deadline = now + 2 * TWT_MS;
 		/* A one-shot is idle once its callback started. */
-		if (twheel_arm_on(timer, r->deadline, 0, TWHEEL_ABS,
-				  TWHEEL_CPU_ANY))
+		if (twheel_timer_arm_on(timer, r->deadline, 0, TWHEEL_ABS,
+					TWHEEL_CPU_ANY))
 			atomic_inc(&r->bad_ret);
 		return;
 	}
 	if (r->other) {
 		r->other->deadline = now + 10 * TWT_MS;
-		r->modify_ret = twheel_modify(&r->other->timer,
-					      r->other->deadline, 0, TWHEEL_ABS);
+		r->modify_ret = twheel_timer_modify(&r->other->timer,
+						    r->other->deadline, 0,
+						    TWHEEL_ABS);
 		/* Its control follows it. */
 		twt_ctrl_arm(&r->other->ctrl, r->other->deadline,
 			     r->other->ctrl.cpu);
@@ -395,14 +397,15 @@ static void twt_rearm_self(struct kunit *test)
 
 	r->left = TWT_REARMS;
 	r->deadline = ktime_get_ns() + 2 * TWT_MS;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&r->timer, r->deadline, 0,
-					    TWHEEL_ABS, TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&r->timer, r->deadline, 0,
+						  TWHEEL_ABS, TWHEEL_CPU_ANY),
+			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&r->done));
 	msleep(30);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->calls), TWT_REARMS + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->early), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad_ret), 0);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(&r->timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->timer));
 }
 
 /* 6b. A callback modifying another pending timer: it fires at the new time. */
@@ -417,8 +420,9 @@ static void twt_modify_other(struct kunit *test)
 					  TWHEEL_CPU_ANY), 0);
 	r->other = b;
 	r->deadline = ktime_get_ns() + 5 * TWT_MS;
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(&r->timer, r->deadline, 0,
-					    TWHEEL_ABS, TWHEEL_CPU_ANY), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&r->timer, r->deadline, 0,
+						  TWHEEL_ABS, TWHEEL_CPU_ANY),
+			0);
 	KUNIT_ASSERT_TRUE(test, twt_wait(&r->done));
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->calls), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->early), 0);
@@ -434,29 +438,33 @@ static void twt_bad_input(struct kunit *test)
 	struct twheel_timer *t = twt_timer_alloc(test, twt_noop_fn);
 	struct twheel_timer_info info;
 
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, 1U << 7,
-					    TWHEEL_CPU_ANY), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, ~0U,
-					    TWHEEL_CPU_ANY), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0, TWHEEL_FIXED_DELAY,
-					    TWHEEL_CPU_ANY), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_arm_on(t, TWT_MS, 0,
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0, 1U << 7,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0, ~0U,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_arm_on(t, TWT_MS, 0,
+						  TWHEEL_FIXED_DELAY,
+						  TWHEEL_CPU_ANY), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			twheel_timer_arm_on(t, TWT_MS, 0,
 					    TWHEEL_FIXED_DELAY | TWHEEL_ABS,
 					    TWHEEL_CPU_ANY), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(t, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_IDLE);
 
 	/* The same through modify of a pending timer: it stays as it was. */
-	KUNIT_ASSERT_EQ(test, twheel_arm_on(t, 10 * MSEC_PER_SEC * TWT_MS, 0, 0,
-					    TWHEEL_CPU_ANY), 0);
-	KUNIT_EXPECT_EQ(test, twheel_modify(t, TWT_MS, 0, 1U << 7), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_modify(t, TWT_MS, 0, TWHEEL_FIXED_DELAY),
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(t, 10 * MSEC_PER_SEC * TWT_MS,
+						  0, 0, TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_modify(t, TWT_MS, 0, 1U << 7),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_query(t, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_modify(t, TWT_MS, 0,
+						  TWHEEL_FIXED_DELAY),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(t, &info), 0);
 	KUNIT_EXPECT_EQ(test, info.state, TWHEEL_PENDING);
 	KUNIT_EXPECT_EQ(test, info.mode, TWHEEL_MODE_ONESHOT);
 	KUNIT_EXPECT_GT(test, info.remaining, MSEC_PER_SEC * TWT_MS);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(t), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(t), 1);
 }
 
 static struct kunit_case twt_driver_cases[] = {

@@ -76,7 +76,7 @@ static bool twr_wait(struct completion *c)
 
 static void twr_stop(void *data)
 {
-	twheel_cancel_sync(data);
+	twheel_timer_cancel_sync(data);
 }
 
 static void twr_arm(struct kunit *test, struct twr_timer *w, u64 deadline,
@@ -88,8 +88,8 @@ static void twr_arm(struct kunit *test, struct twr_timer *w, u64 deadline,
 	w->sleep_ms = sleep_ms;
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twr_stop, &w->timer));
-	KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&w->timer, deadline, 0,
-					       TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&w->timer, deadline, 0,
+						     TWHEEL_ABS, cpu));
 }
 
 /*
@@ -165,7 +165,7 @@ static void twr_self_fn(struct twheel_timer *timer)
 	if (in > atomic_read(&s->max_inside))
 		atomic_set(&s->max_inside, in);
 	if (!READ_ONCE(s->stop))
-		twheel_arm(timer, NSEC_PER_MSEC, 0);
+		twheel_timer_arm(timer, NSEC_PER_MSEC, 0);
 	usleep_range(5000, 6000);
 	atomic_dec(&s->inside);
 	if (atomic_inc_return(&s->runs) == 20)
@@ -177,7 +177,7 @@ static void twr_self_stop(void *data)
 	struct twr_self *s = data;
 
 	WRITE_ONCE(s->stop, true);
-	twheel_cancel_sync(&s->timer);
+	twheel_timer_cancel_sync(&s->timer);
 }
 
 static void twr_no_overlap(struct kunit *test)
@@ -190,7 +190,7 @@ static void twr_no_overlap(struct kunit *test)
 	init_completion(&s->done);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twr_self_stop, s));
-	KUNIT_ASSERT_EQ(test, 0, twheel_arm(&s->timer, NSEC_PER_MSEC, 0));
+	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm(&s->timer, NSEC_PER_MSEC, 0));
 	KUNIT_ASSERT_TRUE(test, twr_wait(&s->done));
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->max_inside), 1);
 }
@@ -234,7 +234,7 @@ static void twr_mix_stop(void *data)
 	unsigned int i;
 
 	for (i = 0; i < TWR_MIX_N; i++)
-		twheel_cancel_sync(&m->t[i].timer);
+		twheel_timer_cancel_sync(&m->t[i].timer);
 }
 
 static void twr_mixed_batch(struct kunit *test)
@@ -256,9 +256,9 @@ static void twr_mixed_batch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twr_mix_stop, m));
 	for (i = 0; i < TWR_MIX_N; i++)
-		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&m->t[i].timer,
-						       m->deadline, 0,
-						       TWHEEL_ABS, cpu));
+		KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&m->t[i].timer,
+							     m->deadline, 0,
+							     TWHEEL_ABS, cpu));
 	KUNIT_ASSERT_TRUE(test, twr_wait(&m->done));
 	/* Nothing fires twice: give a duplicate the time to show. */
 	msleep(20);
@@ -319,14 +319,14 @@ static void twr_fair_cancel_rest(struct twr_fair *f, struct twr_ft *self)
 	for (i = 0; i < f->nr_flood; i++) {
 		if (&f->flood[i] == self)
 			continue;
-		if (twheel_cancel(&f->flood[i].timer) == 1) {
+		if (twheel_timer_cancel(&f->flood[i].timer) == 1) {
 			atomic_inc(&f->cancelled);
 			twr_fair_done(f);
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(f->late); i++)
-		twheel_arm_on(&f->late[i].timer, ktime_get_ns(), 0, TWHEEL_ABS,
-			      f->cpu);
+		twheel_timer_arm_on(&f->late[i].timer, ktime_get_ns(), 0,
+				    TWHEEL_ABS, f->cpu);
 }
 
 static void twr_fair_fn(struct twheel_timer *timer)
@@ -359,11 +359,11 @@ static void twr_fair_stop(void *data)
 	unsigned int i;
 
 	for (i = 0; i < TWR_FAIR_N; i++)
-		twheel_cancel_sync(&f->flood[i].timer);
+		twheel_timer_cancel_sync(&f->flood[i].timer);
 	for (i = 0; i < ARRAY_SIZE(f->other); i++)
-		twheel_cancel_sync(&f->other[i].timer);
+		twheel_timer_cancel_sync(&f->other[i].timer);
 	for (i = 0; i < ARRAY_SIZE(f->late); i++)
-		twheel_cancel_sync(&f->late[i].timer);
+		twheel_timer_cancel_sync(&f->late[i].timer);
 }
 
 static void twr_fair_setup(struct twr_ft *ft, struct twr_fair *f, u32 group)
@@ -411,14 +411,19 @@ static struct twr_fair *twr_fair_arm(struct kunit *test,
 	/* The others amid the flood: its order in a bucket does not help. */
 	for (i = 0; i < nr_flood; i++) {
 		if (k < ARRAY_SIZE(f->other) &&
-		    i == (k + 1) * nr_flood / (ARRAY_SIZE(f->other) + 1))
+		    i == (k + 1) * nr_flood / (ARRAY_SIZE(f->other) + 1)) {
+			struct twheel_timer *other = &f->other[k].timer;
+
 			KUNIT_ASSERT_EQ(test, 0,
-					twheel_arm_on(&f->other[k++].timer,
-						      f->deadline, 0,
-						      TWHEEL_ABS, f->cpu));
-		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&f->flood[i].timer,
-						       f->deadline, 0,
-						       TWHEEL_ABS, f->cpu));
+					twheel_timer_arm_on(other, f->deadline,
+							    0, TWHEEL_ABS,
+							    f->cpu));
+			k++;
+		}
+		KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&f->flood[i].timer,
+							     f->deadline, 0,
+							     TWHEEL_ABS,
+							     f->cpu));
 	}
 	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(f->other), k);
 	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + twheel_tick_ns(), f->deadline,
@@ -509,8 +514,8 @@ static void twr_block_stop(void *data)
 
 	complete_all(&b->gate);
 	for (i = 0; i < TWR_BLOCK_N; i++)
-		twheel_cancel_sync(&b->blocked[i].timer);
-	twheel_cancel_sync(&b->other.timer);
+		twheel_timer_cancel_sync(&b->blocked[i].timer);
+	twheel_timer_cancel_sync(&b->other.timer);
 }
 
 /*
@@ -543,13 +548,14 @@ static void twr_blocked_group(struct kunit *test)
 	t0 = ktime_get_ns() + 20 * NSEC_PER_MSEC;
 	for (i = 0; i < TWR_BLOCK_N; i++) {
 		b->blocked[i].deadline = t0;
-		KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&b->blocked[i].timer, t0,
-						       0, TWHEEL_ABS, cpu));
+		KUNIT_ASSERT_EQ(test, 0,
+				twheel_timer_arm_on(&b->blocked[i].timer, t0,
+						    0, TWHEEL_ABS, cpu));
 	}
 	b->other.deadline = t0 + 20 * NSEC_PER_MSEC;
-	KUNIT_ASSERT_EQ(test, 0, twheel_arm_on(&b->other.timer,
-					       b->other.deadline, 0,
-					       TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&b->other.timer,
+						     b->other.deadline, 0,
+						     TWHEEL_ABS, cpu));
 	other_fired = wait_for_completion_timeout(&b->other.done,
 						  msecs_to_jiffies(2000));
 	kunit_info(test,

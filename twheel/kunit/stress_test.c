@@ -126,7 +126,7 @@ static void tws_fn(struct twheel_timer *t)
 		usleep_range(200, 2000);
 	if (w->kind == TWS_SELF && atomic_dec_if_positive(&w->self_left) >= 0) {
 		atomic_inc(&w->armed);
-		ret = twheel_arm(t, (now & 0xffff) * 16, 0);
+		ret = twheel_timer_arm(t, (now & 0xffff) * 16, 0);
 		if (ret < 0)
 			atomic_inc(&ctx->bad_ret);
 		else
@@ -163,7 +163,7 @@ static void tws_arm(struct tws_ctx *ctx, struct tws_timer *w, u64 *seed)
 		atomic_set(&w->self_left, TWS_SELF_REARMS);
 	WRITE_ONCE(w->dead, false);
 	atomic_inc(&w->armed);
-	ret = twheel_arm_on(&w->t, rel, period, flags, cpu);
+	ret = twheel_timer_arm_on(&w->t, rel, period, flags, cpu);
 	if (ret < 0) {
 		atomic_dec(&w->armed);
 		if (ret == -ENXIO)
@@ -189,7 +189,7 @@ static void tws_modify(struct tws_ctx *ctx, struct tws_timer *w, u64 *seed)
 	tws_lower_min(w, now + rel);
 	WRITE_ONCE(w->dead, false);
 	atomic_inc(&w->armed);	/* modify arms an idle timer too */
-	ret = twheel_modify(&w->t, rel, period, flags);
+	ret = twheel_timer_modify(&w->t, rel, period, flags);
 	if (ret < 0) {
 		atomic_dec(&w->armed);
 		atomic_inc(&ctx->bad_ret);
@@ -200,7 +200,7 @@ static void tws_modify(struct tws_ctx *ctx, struct tws_timer *w, u64 *seed)
 
 static void tws_cancel_sync(struct tws_ctx *ctx, struct tws_timer *w)
 {
-	int ret = twheel_cancel_sync(&w->t);
+	int ret = twheel_timer_cancel_sync(&w->t);
 
 	if (ret < 0 || ret > 1)
 		atomic_inc(&ctx->bad_ret);
@@ -238,7 +238,7 @@ static int tws_thread_fn(void *arg)
 		} else if (op < 55) {
 			tws_modify(ctx, w, &th->seed);
 		} else if (op < 80) {
-			ret = twheel_cancel(&w->t);
+			ret = twheel_timer_cancel(&w->t);
 			if (ret < 0 || ret > 1)
 				atomic_inc(&ctx->bad_ret);
 			else
@@ -248,7 +248,7 @@ static int tws_thread_fn(void *arg)
 		} else {
 			struct twheel_timer_info info;
 
-			twheel_query(&w->t, &info);
+			twheel_timer_query(&w->t, &info);
 			if (info.state > TWHEEL_RUNNING)
 				atomic_inc(&ctx->bad_ret);
 		}

@@ -109,7 +109,7 @@ static void twk_one_fn(struct twheel_timer *timer)
 
 static void twk_one_stop(void *data)
 {
-	twheel_cancel_sync(&((struct twk_one *)data)->timer);
+	twheel_timer_cancel_sync(&((struct twk_one *)data)->timer);
 }
 
 static struct twk_one *twk_one_alloc(struct kunit *test)
@@ -127,7 +127,7 @@ static struct twk_one *twk_one_alloc(struct kunit *test)
 static int twk_one_arm(struct twk_one *o, u64 deadline, int cpu)
 {
 	o->deadline = deadline;
-	return twheel_arm_on(&o->timer, deadline, 0, TWHEEL_ABS, cpu);
+	return twheel_timer_arm_on(&o->timer, deadline, 0, TWHEEL_ABS, cpu);
 }
 
 #ifdef TWHEEL_TESTHOOKS
@@ -245,7 +245,7 @@ void twk_tick_restarted(struct kunit *test)
 	}
 	KUNIT_EXPECT_GE(test, x->fired_ns, x->deadline);
 	KUNIT_EXPECT_EQ(test, atomic_read(&z->fired), 0);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&z->timer), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&z->timer), 1);
 }
 
 /* Worker timers whose callbacks sleep until released. */
@@ -278,7 +278,7 @@ static void twk_sleepers_stop(void *data)
 	unsigned int i;
 
 	for (i = 0; i < TW_RUNNERS; i++)
-		twheel_cancel_sync(&s->t[i].timer);
+		twheel_timer_cancel_sync(&s->t[i].timer);
 }
 
 static void twk_sleepers_release(void *data)
@@ -318,8 +318,9 @@ void twk_behind_runners_asleep(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twk_sleepers_release, s));
 	for (i = 0; i < TW_RUNNERS; i++)
-		KUNIT_ASSERT_EQ(test, twheel_arm_on(&s->t[i].timer, TWK_MS, 0, 0,
-						    cpu), 0);
+		KUNIT_ASSERT_EQ(test, twheel_timer_arm_on(&s->t[i].timer,
+							  TWK_MS, 0, 0, cpu),
+							  0);
 	for (i = 0; i < 2000 && atomic_read(&s->started) < TW_RUNNERS; i++)
 		usleep_range(500, 1000);
 	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&s->started), TW_RUNNERS,
@@ -392,7 +393,7 @@ void twk_clock_not_under_lock(struct kunit *test)
 	twk_hook(test, TWHEEL_HOOK_clock_read, slow_us);
 	KUNIT_EXPECT_EQ(test, twk_one_arm(o, ktime_get_ns() + 10000 * TWK_MS,
 					  cpu), 0);
-	KUNIT_EXPECT_EQ(test, twheel_query(&o->timer, &info), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_query(&o->timer, &info), 0);
 	twheel_hook_set(TWHEEL_HOOK_clock_read, 0);
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, info.state, (u32)TWHEEL_PENDING);
@@ -401,5 +402,5 @@ void twk_clock_not_under_lock(struct kunit *test)
 	kunit_info(test, "hard control hrtimer %llu us late\n",
 		   div_u64(late, NSEC_PER_USEC));
 	KUNIT_EXPECT_LT(test, late, (u64)slow_us * NSEC_PER_USEC / 2);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&o->timer), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&o->timer), 1);
 }

@@ -8,7 +8,7 @@
  * Strict checks only: never early, exactly once, the callback's context
  * (the tick's interrupt or softirq, interrupts off, not a worker; a worker
  * timer's callback checked the same way shows the opposite), nothing after
- * twheel_cancel() returned. Every wait has a timeout and every timer is
+ * twheel_timer_cancel() returned. Every wait has a timeout and every timer is
  * stopped before its memory is freed.
  *
  * The cases of the tick against the rest of the system are in
@@ -56,7 +56,7 @@ static void twk_stop_all(void *data)
 
 	/* Freed by KUnit after this: stop whatever is left first. */
 	while (k->burst) {
-		twheel_cancel_sync(&k->timer);
+		twheel_timer_cancel_sync(&k->timer);
 		k++;
 	}
 }
@@ -82,8 +82,8 @@ struct twk_timer *twk_burst_arm(struct kunit *test, struct twk_burst *b,
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twk_stop_all, k));
 	for (i = 0; i < n; i++) {
-		int ret = twheel_arm_on(&k[i].timer, b->deadline, 0,
-					TWHEEL_ABS, cpu);
+		int ret = twheel_timer_arm_on(&k[i].timer, b->deadline, 0,
+					      TWHEEL_ABS, cpu);
 
 		KUNIT_ASSERT_EQ(test, ret, 0);
 	}
@@ -130,8 +130,8 @@ static void twk_tick_context(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, k[0].irqs_off);
 	KUNIT_EXPECT_TRUE(test, k[0].in_task);
 	KUNIT_EXPECT_TRUE(test, k[0].in_worker);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&k[0].timer), 0);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&k[1].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&k[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&k[1].timer), 0);
 }
 
 /*
@@ -189,12 +189,12 @@ static void twk_per_fn(struct twheel_timer *timer)
 
 static void twk_per_stop(void *data)
 {
-	twheel_cancel_sync(data);
+	twheel_timer_cancel_sync(data);
 }
 
 /*
- * The tick re-arms a periodic tick timer; once twheel_cancel() returns its
- * callback neither runs nor runs again.
+ * The tick re-arms a periodic tick timer; once twheel_timer_cancel() returns
+ * its callback neither runs nor runs again.
  */
 static void twk_tick_periodic(struct kunit *test)
 {
@@ -208,17 +208,18 @@ static void twk_tick_periodic(struct kunit *test)
 			kunit_add_action_or_reset(test, twk_per_stop, &p->timer));
 	p->period = 2 * NSEC_PER_MSEC;
 	p->first = ktime_get_ns() + p->period;
-	KUNIT_ASSERT_EQ(test, twheel_arm_periodic(&p->timer, p->first,
-						  p->period, TWHEEL_ABS), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_arm_periodic(&p->timer, p->first,
+							p->period, TWHEEL_ABS),
+			0);
 	for (i = 0; i < 5000 && atomic_read(&p->fired) < 5; i++)
 		usleep_range(1000, 2000);
 	KUNIT_ASSERT_GE(test, atomic_read(&p->fired), 5);
-	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->timer), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 1);
 	seen = atomic_read(&p->fired);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), seen);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->early), 0);
-	KUNIT_EXPECT_FALSE(test, twheel_pending(&p->timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p->timer));
 }
 
 static struct kunit_case twk_cases[] = {
