@@ -106,3 +106,5 @@ module_exit(twheel_exit);
 MODULE_DESCRIPTION("Per-CPU hierarchical timing wheel with /dev/twheel");
 MODULE_AUTHOR("twheel developers");
 MODULE_LICENSE("GPL");
+/* debian/changelog and dkms.conf carry the same (tools/vm/deb.sh checks). */
+MODULE_VERSION("0.2.0");

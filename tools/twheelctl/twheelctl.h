@@ -18,7 +18,7 @@
 
 #include <twheel.h>
 
-#define TOOL_VERSION		"1.1"
+#define TOOL_VERSION		"1.2"
 #define TOOL_MIN_ABI		1	/* oldest kernel ABI spoken (no ring) */
 #define DEFAULT_DEVICE		"/dev/twheel"
 #define DEFAULT_DEBUGFS		"/sys/kernel/debug/twheel"

@@ -14,6 +14,9 @@ ver=$(dpkg-parsechangelog -l "$TW_TOP/debian/changelog" -S Version)
 dkms_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TW_TOP/dkms.conf")
 [ "${ver%%-*}" = "$dkms_ver" ] ||
 	tw_die "debian/changelog version $ver does not match dkms.conf's $dkms_ver"
+mod_ver=$(sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' "$TW_TOP/twheel/main.c")
+[ "$mod_ver" = "$dkms_ver" ] ||
+	tw_die "twheel/main.c's MODULE_VERSION $mod_ver does not match dkms.conf's $dkms_ver"
 
 "$TW_TOP/tools/vm/setup.sh" packages
 t0=$(date +%s)

@@ -138,7 +138,10 @@ cpus_restore() {
 	for cr_c in $boot_online; do
 		cr_f=/sys/devices/system/cpu/cpu$cr_c/online
 		[ "$(cat "$cr_f" 2>/dev/null)" = 0 ] || continue
-		echo 1 >"$cr_f" 2>/dev/null
+		for _ in 1 2 3; do
+			echo 1 2>/dev/null >"$cr_f" && break
+			sleep 1
+		done
 		check "not ok" "selftest $1 left CPU $cr_c offline (online now: $(cat "$cr_f"))"
 	done
 }
@@ -147,7 +150,7 @@ cpus_restore() {
 run_selftests() {
 	[ -f /selftests/run.list ] || return 0
 	boot_online=$(for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
-		[ "$(cat "$f")" = 1 ] && basename "${f%/online}" | tr -d cpu
+		[ "$(cat "$f" 2>/dev/null)" = 1 ] && basename "${f%/online}" | tr -d cpu
 	done)
 	while read -r name t args; do
 		case $name in '' | '#'*) continue ;; esac

@@ -26,6 +26,12 @@ def log(path, msg):
         f.write(f"{time.monotonic():.1f} {msg}\n")
 
 
+def log_event(path, msg):
+    data = msg.get("data")
+    log(path, f"event {msg['event']}"
+        + (f" {json.dumps(data, sort_keys=True)}" if data else ""))
+
+
 def connect(path, deadline):
     """A connected QMP socket, or None once QEMU is gone or never came."""
     while time.monotonic() < deadline:
@@ -60,9 +66,7 @@ class Qmp:
             if "event" in msg:
                 # At once, with its data (a RESET's or SHUTDOWN's reason):
                 # the last events come just before QEMU goes away.
-                data = msg.get("data")
-                log(self.logf, f"event {msg['event']}"
-                    + (f" {json.dumps(data, sort_keys=True)}" if data else ""))
+                log_event(self.logf, msg)
                 continue
             if "error" in msg:
                 raise ValueError(f"{name}: {msg['error']}")
@@ -80,6 +84,7 @@ def main():
     if sock is None:
         log(logf, "no QMP socket")
         return 0
+    q = None
     try:
         q = Qmp(sock, logf)
         state, since = None, time.monotonic()
@@ -97,14 +102,14 @@ def main():
                 since = now
             time.sleep(1)
     except (EOFError, OSError):
-        # QEMU is gone: log what it said last (SHUTDOWN and its reason).
+        # QEMU is gone: log what it said last (SHUTDOWN and its reason),
+        # still in the socket's buffer if a write failed first.
         try:
-            while True:
+            while q is not None:
                 msg = q._read()  # pylint: disable=protected-access
                 if "event" in msg:
-                    log(logf, f"event {msg['event']} "
-                        f"{json.dumps(msg.get('data'), sort_keys=True)}")
-        except (EOFError, OSError, ValueError, NameError):
+                    log_event(logf, msg)
+        except (EOFError, OSError, ValueError):
             pass
         return 0
     except Exception as e:  # pylint: disable=broad-except
