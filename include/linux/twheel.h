@@ -167,6 +167,23 @@ struct twheel_timer_info {
 	u64	period;
 };
 
+/**
+ * struct twheel_cbound - a timer kept on its own clock (fields private)
+ * @timer:	the CLOCK_MONOTONIC timer in the wheel, armed one-shot at
+ *		@deadline's conversion
+ * @link:	on its owner's list of armed timers of its clock
+ * @deadline:	the deadline on its own clock, ns (host time)
+ *
+ * The clock-bound timer core that struct twheel_clock_timer and the
+ * /dev/twheel timers embed; design at the head of
+ * twheel/clock/clock_timer.c.
+ */
+struct twheel_cbound {
+	struct twheel_timer	timer;
+	struct list_head	link;
+	u64			deadline;
+};
+
 struct twheel_clock_timer;
 typedef void (*twheel_clock_func_t)(struct twheel_clock_timer *ct);
 

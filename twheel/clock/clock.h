@@ -35,8 +35,10 @@
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H
 
+#include <linux/bits.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
@@ -94,10 +96,67 @@ static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
 		twheel_timer_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
 }
 
+/*
+ * Fixed rate: the deadlines of the grid of @deadline and @period that
+ * passed by @now after @deadline (0 if @now is before it).
+ */
+static inline u64 twheel_grid_passed(u64 deadline, u64 period, u64 now)
+{
+	if (!period || now < deadline)
+		return 0;
+	return div64_u64(now - deadline, period);
+}
+
 /* clock.c */
 u64 twheel_uclock_now(unsigned int clock);
 s64 twheel_uclock_offs(unsigned int clock);
 u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
+
+/**
+ * struct twheel_cbound_ops - an owner of clock-bound timers, for a step walk
+ * @lock:	take the owner's lock (as its arms do)
+ * @unlock:	drop it
+ * @clock:	the enum twheel_uclock of @cb
+ * @list:	the owner's list @cb goes back on while armed
+ * @walked:	offered each timer of the walk with the time of each clock
+ *		that moved (index clock - TWHEEL_UCLK_BOOT): true if the
+ *		owner took it (ended or delivered it, and moved it off the
+ *		walk's list), false to have it re-armed. May be NULL.
+ */
+struct twheel_cbound_ops {
+	void			(*lock)(void *owner);
+	void			(*unlock)(void *owner);
+	unsigned int		(*clock)(const struct twheel_cbound *cb);
+	struct list_head	*(*list)(void *owner, struct twheel_cbound *cb);
+	bool			(*walked)(void *owner, struct twheel_cbound *cb,
+					  const u64 *now);
+};
+
+/*
+ * Move the timers of the clocks in @clocks from the per-clock @lists
+ * (index clock - TWHEEL_UCLK_BOOT) to @todo, for twheel_cbound_step().
+ */
+static inline void twheel_cbound_take(struct list_head *lists,
+				      unsigned int clocks,
+				      struct list_head *todo)
+{
+	unsigned int n;
+
+	for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
+		if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
+			list_splice_init(&lists[n], todo);
+}
+
+/* clock_timer.c: the clock-bound timer core, owner's lock held */
+u64 twheel_cbound_mono(const struct twheel_cbound *cb, unsigned int clock);
+int twheel_cbound_set(struct twheel_cbound *cb, unsigned int clock, u64 own,
+		      int cpu, bool modify);
+void twheel_cbound_rearm(struct twheel_cbound *cb, unsigned int clock);
+bool twheel_cbound_due(struct twheel_cbound *cb, unsigned int clock,
+		       u64 *now);
+unsigned long twheel_cbound_step(const struct twheel_cbound_ops *ops,
+				 void *owner, struct list_head *todo,
+				 unsigned int clocks);
 
 /* clock_wake.c: one wake-up per alarm clock, CLOCK_BOOTTIME's and REALTIME's */
 #define TWHEEL_WAKE_CLOCKS	2
