@@ -193,7 +193,7 @@ static void twc_boottime(struct kunit *test)
 	/* Fixed rate, never cancelled: pending until this cancel. */
 	KUNIT_EXPECT_EQ(test, twheel_clock_cancel_sync(&t->ct), 1);
 	KUNIT_EXPECT_GE(test, atomic_read(&t->calls), 2);
-	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&t->ct.timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&t->ct.cb.timer));
 }
 
 static void twc_realtime_step(struct kunit *test)
