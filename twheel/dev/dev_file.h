@@ -188,16 +188,17 @@ struct twheel_file {
 
 /**
  * struct twheel_utimer - one userspace timer (128 bytes on 64-bit)
- * @timer:	the in-kernel timer (always one-shot, see @mode)
+ * @cb:		the clock-bound timer of the core (clock.h) on @clock, on
+ *		CLOCK_MONOTONIC too: @cb.timer, the in-kernel timer (always
+ *		one-shot, see @mode); @cb.link, in @file->ready while
+ *		@queued, else in @file->clocked (@file->alarms if @alarm)
+ *		while a clock-bound timer is armed, in @file->ufree while the
+ *		slot is free; @cb.deadline, the deadline the kernel timer is
+ *		(or was last) armed for, ns on @clock (host time), the
+ *		deadline of the queued event, which a fixed-rate timer moves
+ *		forward on its grid when it is read
  * @file:	the file holding it
- * @link:	link in @file->ready while @queued, else in @file->clocked
- *		(@file->alarms if @alarm) while a clock-bound timer is armed;
- *		in @file->ufree while the slot is free
  * @cookie:	user cookie, echoed in events
- * @deadline:	the deadline the kernel timer is (or was last) armed for,
- *		ns on @clock (host time); the deadline of the queued event,
- *		which a fixed-rate timer moves forward on its grid when it is
- *		read
  * @expired:	when the queued event fired, ns on @clock
  * @real_offs:	while armed with @cos (and no event queued), the
  *		CLOCK_REALTIME offset at arm time; shares @expired's storage
@@ -214,14 +215,12 @@ struct twheel_file {
  *		@dead, an expiry in flight was discarded by the cancel
  * @alarm:	armed on an alarm clock: wakes the system (see "Alarms")
  *
- * All but @timer and @file (constant) change under @file->lock only.
+ * All but @cb.timer and @file (constant) change under @file->lock only.
  */
 struct twheel_utimer {
-	struct twheel_timer	timer;
+	struct twheel_cbound	cb;
 	struct twheel_file	*file;
-	struct list_head	link;
 	u64			cookie;
-	u64			deadline;
 	union {
 		u64		expired;
 		s64		real_offs;
