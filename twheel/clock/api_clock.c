@@ -49,7 +49,6 @@
 #include <linux/time.h>
 #include <linux/twheel.h>
 
-#include "api_clock.h"
 #include "clock.h"
 
 static DEFINE_SPINLOCK(twheel_clock_lock);

@@ -168,6 +168,15 @@ static inline unsigned int twheel_wake_index(unsigned int clock)
 
 void twheel_wake_note(unsigned int clock, u64 own);
 
+/* clock_wake.c, what clock_step.c uses of it (owners use only the above) */
+struct work_struct;
+
+void twheel_wake_walk_begin(void);
+void twheel_wake_set(const u64 *min);
+void twheel_wake_suspending(bool on);
+void twheel_wake_init(struct work_struct *rewalk);
+void twheel_wake_exit(void);
+
 /**
  * struct twheel_step_client - an owner of clock-bound timers
  * @link:	on clock_step.c's list of clients
@@ -185,6 +194,9 @@ struct twheel_step_client {
 	unsigned long		(*alarm_min)(struct twheel_step_client *c,
 					     u64 *min);
 };
+
+/* api_clock.c: the in-kernel clock timers' step, called by clock_step.c */
+unsigned long twheel_clock_step(unsigned int clocks);
 
 /* clock_step.c */
 void twheel_step_client_add(struct twheel_step_client *c);
