@@ -7,18 +7,25 @@
  * The wheel knows only CLOCK_MONOTONIC. A timer on CLOCK_BOOTTIME or
  * CLOCK_REALTIME ("clock-bound") keeps its deadline on its own clock and is
  * armed in the wheel at that deadline minus the clock's offset of the
- * moment (twheel_uclock_to_mono()); its owner re-arms it when the offset
- * changes. clock.c converts; clock_step.c notices the changes (a clock set,
- * an adjtimex() step, a leap second, resume from suspend) and tells the
- * owners: the in-kernel clock timers (twheel_clock_step()) and every
- * registered struct twheel_step_client (the char device), each with the
- * set of clocks whose offset moved. clock_wake.c wakes the system from
- * suspend for alarm timers: owners note each armed alarm timer
- * (twheel_wake_note()), and before a suspend clock_step.c has them walk
- * their alarm timers (->alarm_min()) to set the wake-ups exactly.
+ * moment (twheel_uclock_to_mono()); it is re-armed when the offset changes
+ * and re-checked on its own clock when it fires: never early. That logic
+ * exists once, in clock_timer.c (struct twheel_cbound, which both owners
+ * embed; invariants, locking and cost there): the conversion, the arm at
+ * it, the expiry's re-check and the step walk of a list of timers. An
+ * owner adds its lock, its lists of armed timers per clock and what its
+ * timers do when due. clock.c converts; clock_step.c notices the changes
+ * (a clock set, an adjtimex() step, a leap second, resume from suspend)
+ * and tells the owners: the in-kernel clock timers (twheel_clock_step())
+ * and every registered struct twheel_step_client (the char device), each
+ * with the set of clocks whose offset moved; each walks its lists with
+ * twheel_cbound_step(). clock_wake.c wakes the system from suspend for
+ * alarm timers: owners note each armed alarm timer (twheel_wake_note()),
+ * and before a suspend clock_step.c has them walk their alarm timers
+ * (->alarm_min()) to set the wake-ups exactly.
  *
- * Context: the conversions may be called from any context. Step clients
- * are called in process context and may sleep, one walk at a time, with
+ * Context: the conversions may be called from any context, the core's
+ * arms and re-checks from any but hard interrupt. Step clients are called
+ * in process context and may sleep, one walk at a time, with
  * twheel_step_clients_lock held (lock order: that mutex -> whatever the
  * client takes): ->step() from clock_step.c's work item, ->alarm_min()
  * from its PM_SUSPEND_PREPARE notifier (in the suspending task) or from
@@ -27,10 +34,11 @@
  * Layers and files: the clocks layer is built on the in-kernel API
  * (<linux/twheel.h>: twheel_rearm_mono() arms through it) and under every
  * owner of clock-bound timers. clock.c uses nothing of twheel's;
- * clock_wake.c and api_clock.c (the in-kernel clock timers, an owner)
- * use clock.c; clock_step.c, the top of the layer, uses all three and
- * calls the other owners through struct twheel_step_client; the char
- * device uses them all, never the other way round.
+ * clock_wake.c and clock_timer.c (the core) use clock.c; api_clock.c (the
+ * in-kernel clock timers, an owner) uses the core; clock_step.c, the top
+ * of the layer, uses them all and calls the other owners through struct
+ * twheel_step_client; the char device uses them all, never the other way
+ * round. This header is the layer's only one.
  */
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H

@@ -57,23 +57,28 @@
  * Clocks
  * ------
  * Every timer sits in the CLOCK_MONOTONIC wheel. A timer on CLOCK_REALTIME
- * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) keeps its
- * deadline on its own clock in @deadline and is armed in the wheel at that
- * deadline minus the clock's current offset from CLOCK_MONOTONIC, read under
- * the file lock. Its expiry callback reads its clock again: if the clock was
- * set back meanwhile it is not due, and it is re-armed at the new conversion
- * instead of queuing an event (O(1); never early). While armed and not
- * queued it is linked on @file->clocked (by @link, which is on @file->ready
- * while queued), one list per clock. A clock step (noticed by clock_step.c,
- * which calls dev_step.c's client from its work item) re-arms the timers on
- * the lists of the clocks whose offset moved, in the files that have
- * clock-bound timers (a file goes on dev_steplist.c's list when it binds one,
- * and a walk takes it off when it has none left), TWHEEL_STEP_CHUNK timers
- * per hold of the file lock: O(timers on the clocks that moved), nothing for
- * the others (a CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone),
- * nothing for idle files. A timer the step made due is delivered by the
- * walk itself, its event queued as its expiry would, rather than re-armed
- * for the wheel's next tick and a runner. Cancel-on-set timers keep the
+ * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) is a
+ * clock-bound timer of the clocks layer's core (@cb, struct twheel_cbound,
+ * clock_timer.c: the logic is there, once, for the in-kernel clock timers
+ * too), with the file lock as its owner's lock: its deadline on its own
+ * clock is @cb.deadline, it is armed in the wheel at that deadline minus
+ * the clock's current offset from CLOCK_MONOTONIC, read under the file
+ * lock, and its expiry callback has the core re-check its clock: if the
+ * clock was set back meanwhile it is not due, and it is re-armed at the new
+ * conversion instead of queuing an event (O(1); never early). While armed
+ * and not queued it is linked on @file->clocked (by @cb.link, which is on
+ * @file->ready while queued), one list per clock. A clock step (noticed by
+ * clock_step.c, which calls dev_step.c's client from its work item) has the
+ * core walk the timers on the lists of the clocks whose offset moved, in
+ * the files that have clock-bound timers (a file goes on dev_steplist.c's
+ * list when it binds one, and a walk takes it off when it has none left),
+ * TWHEEL_LOCK_BUDGET timers per hold of the file lock: O(timers on the
+ * clocks that moved), nothing for the others (a CLOCK_REALTIME step leaves
+ * the CLOCK_BOOTTIME timers alone), nothing for idle files. What the device
+ * adds to the core's walk (its ->walked): a timer the step made due is
+ * delivered by the walk itself, its event queued as its expiry would,
+ * rather than re-armed for the wheel's next tick and a runner; and
+ * cancel-on-set. Cancel-on-set timers keep the
  * CLOCK_REALTIME offset they were armed with in @real_offs and end with
  * a canceled event when it changed. Lock order: twheel_step_clients_lock ->
  * twheel_step_mutex -> file lock -> base lock, and file lock ->

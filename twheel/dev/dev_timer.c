@@ -2,12 +2,18 @@
 /*
  * twheel char device: the timer set of one open file of /dev/twheel.
  *
- * Each userspace timer is a struct twheel_utimer embedding an in-kernel
- * struct twheel_timer, armed one-shot. Its expiry callback queues the timer's
- * event on the file's ready list; read() (dev_read.c) consumes it and
- * re-arms a periodic timer (enum twheel_mode). So at most one event per timer is queued, and a
- * fixed-rate timer whose reader is late reports the periods that passed as
- * overruns of that one event. Locking and lifetime rules are in dev_file.h.
+ * Each userspace timer is a struct twheel_utimer embedding a clock-bound
+ * timer of the clocks layer's core (struct twheel_cbound, clock_timer.c;
+ * on CLOCK_MONOTONIC too), whose in-kernel timer is armed one-shot. The
+ * core arms it at its deadline's conversion, re-checks its own clock when
+ * it fires and walks it when its clock steps; this file adds the file's
+ * side: its expiry callback queues the timer's event on the file's ready
+ * list; read() (dev_read.c) consumes it and re-arms a periodic timer (enum
+ * twheel_mode). So at most one event per timer is queued, and a fixed-rate
+ * timer whose reader is late reports the periods that passed as overruns
+ * of that one event. A step walk ends cancel-on-set timers and delivers
+ * the timers it made due. Locking and lifetime rules are in dev_file.h
+ * ("Clocks" for the clock-bound part).
  */
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
