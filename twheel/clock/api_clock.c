@@ -319,11 +319,13 @@ int twheel_clock_query(struct twheel_clock_timer *ct,
 EXPORT_SYMBOL_GPL(twheel_clock_query);
 
 static void twheel_clock_step_lock(void *owner)
+	__acquires(&twheel_clock_lock)
 {
 	spin_lock_bh(&twheel_clock_lock);
 }
 
 static void twheel_clock_step_unlock(void *owner)
+	__releases(&twheel_clock_lock)
 {
 	spin_unlock_bh(&twheel_clock_lock);
 }

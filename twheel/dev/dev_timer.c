@@ -325,6 +325,7 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
 }
 
 static void twheel_file_step_lock(void *owner)
+	__acquires(&((struct twheel_file *)owner)->lock)
 {
 	struct twheel_file *f = owner;
 
@@ -332,6 +333,7 @@ static void twheel_file_step_lock(void *owner)
 }
 
 static void twheel_file_step_unlock(void *owner)
+	__releases(&((struct twheel_file *)owner)->lock)
 {
 	struct twheel_file *f = owner;
 
