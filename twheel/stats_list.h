@@ -60,7 +60,7 @@ TWHEEL_STAT_CNT(wake_walks, 0, "walks of the alarm timers before a suspend")
 TWHEEL_STAT_CNT(wake_walked, 0, "alarm timers those walks went over")
 TWHEEL_STAT_MAX(wake_walk_max, 0, "longest walk of the alarm timers before a suspend (us)")
 TWHEEL_STAT_CNT(step_files, 0, "files clock steps and walks before a suspend went over")
-TWHEEL_STAT_CNT(utimer_early, 0, "early ioctl-ABI expiries on an unstepped clock (must stay 0)")
+TWHEEL_STAT_CNT(utimer_early, 0, "early expiries on an unstepped clock (must stay 0)")
 TWHEEL_STAT_CNT(clock_delivered, 0, "ioctl-ABI timers delivered by a clock step or suspend walk")
 TWHEEL_STAT_BASE(max_cascades, 1, "most cascades of a single timer")
 

@@ -63,8 +63,10 @@ struct dentry;
 /*
  * A hook can also be a knob: twheel_hook_knob() returns the value written
  * (counting a hit when it is not 0) and never delays. utimer_early is one:
- * ABI-1 timers are armed that many microseconds before their deadline, a
- * planted early fire that the "never early" counter must see.
+ * the timers of the clock-bound core (clock_timer.c: ABI-1 timers and
+ * clock-bound in-kernel clock timers) are armed that many microseconds
+ * before their deadline, a planted early fire that the "never early"
+ * counter must see.
  */
 #ifdef TWHEEL_TESTHOOKS
 void twheel_hook(enum twheel_hook h);

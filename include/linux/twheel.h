@@ -167,15 +167,32 @@ struct twheel_timer_info {
 	u64	period;
 };
 
+/**
+ * struct twheel_cbound - a timer kept on its own clock (fields private)
+ * @timer:	the CLOCK_MONOTONIC timer in the wheel, armed one-shot at
+ *		@deadline's conversion
+ * @link:	on its owner's list of armed timers of its clock
+ * @deadline:	the deadline on its own clock, ns (host time)
+ *
+ * The clock-bound timer core that struct twheel_clock_timer and the
+ * /dev/twheel timers embed; design at the head of
+ * twheel/clock/clock_timer.c.
+ */
+struct twheel_cbound {
+	struct twheel_timer	timer;
+	struct list_head	link;
+	u64			deadline;
+};
+
 struct twheel_clock_timer;
 typedef void (*twheel_clock_func_t)(struct twheel_clock_timer *ct);
 
 /**
  * struct twheel_clock_timer - a timer on a chosen clock (fields private)
- * @timer:	the CLOCK_MONOTONIC timer in the wheel
+ * @cb:		the CLOCK_MONOTONIC timer in the wheel (@cb.timer) and,
+ *		clock-bound, its deadline on @clockid and its link on the
+ *		module's list of armed timers of @clockid (api_clock.c)
  * @func:	callback, run in process context as a twheel_timer's
- * @link:	on the module's list of armed clock-bound timers (api_clock.c)
- * @deadline:	clock-bound: the deadline on @clockid, ns (host time)
  * @period:	clock-bound: the period in ns, 0 for one-shot
  * @overruns:	clock-bound: periods skipped since the timer was armed
  * @clockid:	CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
@@ -185,10 +202,8 @@ typedef void (*twheel_clock_func_t)(struct twheel_clock_timer *ct);
  * one is a plain struct twheel_timer with a wrapped callback.
  */
 struct twheel_clock_timer {
-	struct twheel_timer	timer;
+	struct twheel_cbound	cb;
 	twheel_clock_func_t	func;
-	struct list_head	link;
-	u64			deadline;
 	u64			period;
 	u32			overruns;
 	s32			clockid;

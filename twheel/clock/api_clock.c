@@ -1,27 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel in-kernel API: timers on CLOCK_BOOTTIME and CLOCK_REALTIME
- * (struct twheel_clock_timer), kept on their own clock as the /dev/twheel
- * timers are (clock.h).
+ * (struct twheel_clock_timer), an owner of clock-bound timers on the core
+ * of clock_timer.c, as the /dev/twheel timers are (layer in clock.h).
  *
- * Design. A clock timer embeds a struct twheel_timer, which sits in the
- * CLOCK_MONOTONIC wheel like any other. A CLOCK_MONOTONIC clock timer is
- * only that timer with a wrapped callback: arms, modifies, cancels and
- * queries go straight to base_arm.c, periodic modes included. A
- * clock-bound one (CLOCK_BOOTTIME, or CLOCK_REALTIME with an absolute
- * deadline) keeps its deadline on its own clock in @deadline and arms its
- * wheel timer, always one-shot, at that deadline minus the clock's current
- * offset from CLOCK_MONOTONIC (clock.c). The wrapped callback reads the
- * own clock again: if it was set back and the deadline is not reached, the
- * timer is re-armed at the new conversion instead of calling the user's
- * callback (never early on the own clock, O(1)). While armed, a clock-bound
- * timer is on its clock's twheel_clock_list; when an offset changes
- * (clock_settime(), adjtimex() steps, resume from suspend) clock_step.c's
- * work item calls twheel_clock_step(), which re-arms every timer on the
- * lists of the clocks that moved: a forward step fires the timers now
- * due at the next tick.
- * Cost: O(armed timers on those clocks) per step, TWHEEL_CLOCK_STEP_CHUNK
- * per hold of the lock, nothing for the others.
+ * Design. A clock timer embeds a struct twheel_cbound, whose wheel timer
+ * sits in the CLOCK_MONOTONIC wheel like any other. A CLOCK_MONOTONIC
+ * clock timer is only that wheel timer with a wrapped callback: arms,
+ * modifies, cancels and queries go straight to base_arm.c, periodic
+ * modes included. A clock-bound one (CLOCK_BOOTTIME, or CLOCK_REALTIME
+ * with an absolute deadline) is the core's: armed one-shot at its own
+ * deadline's conversion (twheel_cbound_set()), re-checked on its own clock
+ * by the wrapped callback before the user's callback (twheel_cbound_due():
+ * never early, O(1)), and, while armed, on its clock's twheel_clock_list,
+ * which clock_step.c's work item has twheel_clock_step() walk
+ * (twheel_cbound_step()) when the clock's offset moves: a forward step
+ * fires the timers now due at the next tick. What this file adds to the
+ * core: the user's callback, the period and overruns, and @armed (a
+ * one-shot timer's callback has started, or the timer was cancelled).
+ * Cost: O(armed timers on the clocks that moved) per step,
+ * TWHEEL_LOCK_BUDGET per hold of the lock, nothing for the others.
  *
  * Periodic clock-bound timers are fixed rate on their own clock: deadline
  * n = first deadline + n * period on that clock. The callback wrapper puts
@@ -33,29 +31,25 @@
  * use CLOCK_MONOTONIC).
  *
  * Locking: twheel_clock_lock (spinlock_t, taken with bottom halves off as
- * the API may be called from softirq context) protects the list and every
- * clock-bound timer's private fields. Lock order: twheel_step_clients_lock ->
- * twheel_clock_lock -> base lock. The user's callback runs without it.
+ * the API may be called from softirq context) is the owner's lock of the
+ * core: it protects the lists and every clock-bound timer's private
+ * fields. Lock order: twheel_step_clients_lock -> twheel_clock_lock ->
+ * base lock. The user's callback runs without it.
  *
- * Files: clock_step.c calls twheel_clock_step(); this file uses clock.c
- * and the API (base_arm.c), never the other way round.
+ * Files: clock_step.c calls twheel_clock_step(); this file uses
+ * clock_timer.c, clock.c and the API (base_arm.c), never the other
+ * way round.
  */
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/list.h>
-#include <linux/lockdep.h>
-#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/time.h>
 #include <linux/twheel.h>
 
-#include "api_clock.h"
 #include "clock.h"
-
-/* Clock-bound timers re-armed per hold of twheel_clock_lock by a step. */
-#define TWHEEL_CLOCK_STEP_CHUNK	TWHEEL_LOCK_BUDGET
 
 static DEFINE_SPINLOCK(twheel_clock_lock);
 /* Armed clock-bound timers, per clock (index clock - TWHEEL_UCLK_BOOT). */
@@ -83,26 +77,17 @@ static struct list_head *twheel_clock_list_of(const struct twheel_clock_timer *c
 	return &twheel_clock_list[twheel_clock_of(ct) - TWHEEL_UCLK_BOOT];
 }
 
-/* Put @ct's wheel timer at its own deadline's conversion (lock held). */
-static void twheel_clock_rearm(struct twheel_clock_timer *ct)
-{
-	lockdep_assert_held(&twheel_clock_lock);
-	twheel_rearm_mono(&ct->timer,
-			  twheel_uclock_to_mono(twheel_clock_of(ct),
-						ct->deadline));
-}
-
 /* @ct is no longer armed (lock held). */
 static void twheel_clock_unbind(struct twheel_clock_timer *ct)
 {
 	ct->armed = false;
-	list_del_init(&ct->link);
+	list_del_init(&ct->cb.link);
 }
 
 static void twheel_clock_fire(struct twheel_timer *t)
 {
 	struct twheel_clock_timer *ct =
-		container_of(t, struct twheel_clock_timer, timer);
+		container_of(t, struct twheel_clock_timer, cb.timer);
 	unsigned int clock = twheel_clock_of(ct);
 	u64 now, n;
 
@@ -114,18 +99,16 @@ static void twheel_clock_fire(struct twheel_timer *t)
 	/* Cancelled, or re-armed (by its user or a step) since it expired. */
 	if (!ct->armed || twheel_timer_pending(t))
 		goto unlock;
-	now = twheel_uclock_now(clock);
-	/* Its clock was set back since it was armed: not due yet. */
-	if (now < ct->deadline) {
-		twheel_clock_rearm(ct);
+	/* Not due on its own clock yet: re-armed. */
+	if (!twheel_cbound_due(&ct->cb, clock, &now))
 		goto unlock;
-	}
 	if (ct->period) {
-		n = div64_u64(now - ct->deadline, ct->period);
+		n = twheel_grid_passed(ct->cb.deadline, ct->period, now);
 		ct->overruns = n >= U32_MAX - ct->overruns ? U32_MAX :
 							     ct->overruns + n;
-		ct->deadline = twheel_grid(ct->deadline, n + 1, ct->period);
-		twheel_clock_rearm(ct);
+		ct->cb.deadline = twheel_grid(ct->cb.deadline, n + 1,
+					      ct->period);
+		twheel_cbound_rearm(&ct->cb, clock);
 	} else {
 		twheel_clock_unbind(ct);
 	}
@@ -162,10 +145,10 @@ int twheel_clock_timer_setup(struct twheel_clock_timer *ct, clockid_t clockid,
 	if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME &&
 	    clockid != CLOCK_REALTIME)
 		return -EINVAL;
-	twheel_timer_setup(&ct->timer, twheel_clock_fire, 0);
+	twheel_timer_setup(&ct->cb.timer, twheel_clock_fire, 0);
 	ct->func = func;
-	INIT_LIST_HEAD(&ct->link);
-	ct->deadline = 0;
+	INIT_LIST_HEAD(&ct->cb.link);
+	ct->cb.deadline = 0;
 	ct->period = 0;
 	ct->overruns = 0;
 	ct->clockid = clockid;
@@ -182,11 +165,12 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 	u64 own;
 	int ret;
 
+	if (clock == TWHEEL_UCLK_MONO && modify)
+		return twheel_timer_modify(&ct->cb.timer, expires, period,
+					   flags);
 	if (clock == TWHEEL_UCLK_MONO)
-		return modify ? twheel_timer_modify(&ct->timer, expires, period,
-						    flags) :
-				twheel_timer_arm_on(&ct->timer, expires, period,
-						    flags, cpu);
+		return twheel_timer_arm_on(&ct->cb.timer, expires, period,
+					   flags, cpu);
 	if (flags & ~TWHEEL_ABS)
 		return -EINVAL;
 	if (clock == TWHEEL_UCLK_REAL && !(flags & TWHEEL_ABS))
@@ -197,22 +181,14 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 		own = min_t(u64, expires, KTIME_MAX);
 	else
 		own = twheel_deadline_after(twheel_uclock_now(clock), expires);
-	if (modify)
-		ret = twheel_timer_modify(&ct->timer,
-					  twheel_uclock_to_mono(clock, own), 0,
-					  TWHEEL_ABS);
-	else
-		ret = twheel_timer_arm_on(&ct->timer,
-					  twheel_uclock_to_mono(clock, own), 0,
-					  TWHEEL_ABS, cpu);
+	ret = twheel_cbound_set(&ct->cb, clock, own, cpu, modify);
 	if (ret >= 0) {
-		ct->deadline = own;
 		ct->period = period;
 		if (!modify)
 			ct->overruns = 0;
 		ct->armed = true;
-		list_move_tail(&ct->link, twheel_clock_list_of(ct));
-	} else if (!twheel_timer_pending(&ct->timer)) {
+		list_move_tail(&ct->cb.link, twheel_clock_list_of(ct));
+	} else if (!twheel_timer_pending(&ct->cb.timer)) {
 		twheel_clock_unbind(ct);
 	}
 	spin_unlock_bh(&twheel_clock_lock);
@@ -289,7 +265,7 @@ static void twheel_clock_disarm(struct twheel_clock_timer *ct)
 int twheel_clock_cancel(struct twheel_clock_timer *ct)
 {
 	twheel_clock_disarm(ct);
-	return twheel_timer_cancel(&ct->timer);
+	return twheel_timer_cancel(&ct->cb.timer);
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel);
 
@@ -306,7 +282,7 @@ EXPORT_SYMBOL_GPL(twheel_clock_cancel);
 int twheel_clock_cancel_sync(struct twheel_clock_timer *ct)
 {
 	twheel_clock_disarm(ct);
-	return twheel_timer_cancel_sync(&ct->timer);
+	return twheel_timer_cancel_sync(&ct->cb.timer);
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel_sync);
 
@@ -327,11 +303,11 @@ int twheel_clock_query(struct twheel_clock_timer *ct,
 	u64 now;
 
 	if (clock == TWHEEL_UCLK_MONO)
-		return twheel_timer_query(&ct->timer, info);
+		return twheel_timer_query(&ct->cb.timer, info);
 	spin_lock_bh(&twheel_clock_lock);
-	twheel_timer_query(&ct->timer, info);
+	twheel_timer_query(&ct->cb.timer, info);
 	now = twheel_uclock_now(clock);
-	info->deadline = ct->armed ? ct->deadline : 0;
+	info->deadline = ct->armed ? ct->cb.deadline : 0;
 	info->remaining = info->deadline > now ? info->deadline - now : 0;
 	info->period = ct->armed ? ct->period : 0;
 	info->mode = info->period ? TWHEEL_MODE_FIXED_RATE :
@@ -342,43 +318,57 @@ int twheel_clock_query(struct twheel_clock_timer *ct,
 }
 EXPORT_SYMBOL_GPL(twheel_clock_query);
 
+static void twheel_clock_step_lock(void *owner)
+	__acquires(&twheel_clock_lock)
+{
+	spin_lock_bh(&twheel_clock_lock);
+}
+
+static void twheel_clock_step_unlock(void *owner)
+	__releases(&twheel_clock_lock)
+{
+	spin_unlock_bh(&twheel_clock_lock);
+}
+
+static unsigned int twheel_clock_step_clock(const struct twheel_cbound *cb)
+{
+	return twheel_clock_of(container_of(cb, struct twheel_clock_timer, cb));
+}
+
+static struct list_head *twheel_clock_step_list(void *owner,
+						struct twheel_cbound *cb)
+{
+	return twheel_clock_list_of(container_of(cb, struct twheel_clock_timer,
+						 cb));
+}
+
+static const struct twheel_cbound_ops twheel_clock_step_ops = {
+	.lock	= twheel_clock_step_lock,
+	.unlock	= twheel_clock_step_unlock,
+	.clock	= twheel_clock_step_clock,
+	.list	= twheel_clock_step_list,
+};
+
 /**
  * twheel_clock_step() - follow a step of CLOCK_REALTIME or CLOCK_BOOTTIME
  * @clocks:	the clocks that moved, bits BIT(enum twheel_uclock)
  *
  * Re-arms every armed timer on those clocks at its deadline converted with
- * the clocks' new offsets (a timer now due fires at the next tick). The lock is
- * dropped every TWHEEL_CLOCK_STEP_CHUNK timers; timers armed meanwhile use
- * the new offsets already, timers that fire or are cancelled meanwhile
- * leave @todo.
+ * the clocks' new offsets (a timer now due fires at the next tick), with
+ * twheel_cbound_step(): the lock is dropped every TWHEEL_LOCK_BUDGET
+ * timers.
  *
  * Context: process context (clock_step.c's work item), may sleep.
  * Return: the number of timers re-armed.
  */
 unsigned long twheel_clock_step(unsigned int clocks)
 {
-	struct twheel_clock_timer *ct;
-	unsigned long done = 0;
+	unsigned long done;
 	LIST_HEAD(todo);
-	unsigned int n;
 
 	spin_lock_bh(&twheel_clock_lock);
-	for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
-		if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
-			list_splice_init(&twheel_clock_list[n], &todo);
-	while (!list_empty(&todo)) {
-		for (n = 0; n < TWHEEL_CLOCK_STEP_CHUNK && !list_empty(&todo);
-		     n++) {
-			ct = list_first_entry(&todo, struct twheel_clock_timer,
-					      link);
-			list_move_tail(&ct->link, twheel_clock_list_of(ct));
-			twheel_clock_rearm(ct);
-			done++;
-		}
-		spin_unlock_bh(&twheel_clock_lock);
-		cond_resched();
-		spin_lock_bh(&twheel_clock_lock);
-	}
+	twheel_cbound_take(twheel_clock_list, clocks, &todo);
+	done = twheel_cbound_step(&twheel_clock_step_ops, NULL, &todo, clocks);
 	spin_unlock_bh(&twheel_clock_lock);
 	return done;
 }

@@ -7,18 +7,25 @@
  * The wheel knows only CLOCK_MONOTONIC. A timer on CLOCK_BOOTTIME or
  * CLOCK_REALTIME ("clock-bound") keeps its deadline on its own clock and is
  * armed in the wheel at that deadline minus the clock's offset of the
- * moment (twheel_uclock_to_mono()); its owner re-arms it when the offset
- * changes. clock.c converts; clock_step.c notices the changes (a clock set,
- * an adjtimex() step, a leap second, resume from suspend) and tells the
- * owners: the in-kernel clock timers (twheel_clock_step()) and every
- * registered struct twheel_step_client (the char device), each with the
- * set of clocks whose offset moved. clock_wake.c wakes the system from
- * suspend for alarm timers: owners note each armed alarm timer
- * (twheel_wake_note()), and before a suspend clock_step.c has them walk
- * their alarm timers (->alarm_min()) to set the wake-ups exactly.
+ * moment (twheel_uclock_to_mono()); it is re-armed when the offset changes
+ * and re-checked on its own clock when it fires: never early. That logic
+ * exists once, in clock_timer.c (struct twheel_cbound, which both owners
+ * embed; invariants, locking and cost there): the conversion, the arm at
+ * it, the expiry's re-check and the step walk of a list of timers. An
+ * owner adds its lock, its lists of armed timers per clock and what its
+ * timers do when due. clock.c converts; clock_step.c notices the changes
+ * (a clock set, an adjtimex() step, a leap second, resume from suspend)
+ * and tells the owners: the in-kernel clock timers (twheel_clock_step())
+ * and every registered struct twheel_step_client (the char device), each
+ * with the set of clocks whose offset moved; each walks its lists with
+ * twheel_cbound_step(). clock_wake.c wakes the system from suspend for
+ * alarm timers: owners note each armed alarm timer (twheel_wake_note()),
+ * and before a suspend clock_step.c has them walk their alarm timers
+ * (->alarm_min()) to set the wake-ups exactly.
  *
- * Context: the conversions may be called from any context. Step clients
- * are called in process context and may sleep, one walk at a time, with
+ * Context: the conversions may be called from any context, the core's
+ * arms and re-checks from any but hard interrupt. Step clients are called
+ * in process context and may sleep, one walk at a time, with
  * twheel_step_clients_lock held (lock order: that mutex -> whatever the
  * client takes): ->step() from clock_step.c's work item, ->alarm_min()
  * from its PM_SUSPEND_PREPARE notifier (in the suspending task) or from
@@ -27,16 +34,19 @@
  * Layers and files: the clocks layer is built on the in-kernel API
  * (<linux/twheel.h>: twheel_rearm_mono() arms through it) and under every
  * owner of clock-bound timers. clock.c uses nothing of twheel's;
- * clock_wake.c and api_clock.c (the in-kernel clock timers, an owner)
- * use clock.c; clock_step.c, the top of the layer, uses all three and
- * calls the other owners through struct twheel_step_client; the char
- * device uses them all, never the other way round.
+ * clock_wake.c and clock_timer.c (the core) use clock.c; api_clock.c (the
+ * in-kernel clock timers, an owner) uses the core; clock_step.c, the top
+ * of the layer, uses them all and calls the other owners through struct
+ * twheel_step_client; the char device uses them all, never the other way
+ * round. This header is the layer's only one.
  */
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H
 
+#include <linux/bits.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
@@ -94,10 +104,67 @@ static inline void twheel_rearm_mono(struct twheel_timer *t, u64 mono)
 		twheel_timer_arm_on(t, mono, 0, TWHEEL_ABS, TWHEEL_CPU_ANY);
 }
 
+/*
+ * Fixed rate: the deadlines of the grid of @deadline and @period that
+ * passed by @now after @deadline (0 if @now is before it).
+ */
+static inline u64 twheel_grid_passed(u64 deadline, u64 period, u64 now)
+{
+	if (!period || now < deadline)
+		return 0;
+	return div64_u64(now - deadline, period);
+}
+
 /* clock.c */
 u64 twheel_uclock_now(unsigned int clock);
 s64 twheel_uclock_offs(unsigned int clock);
 u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
+
+/**
+ * struct twheel_cbound_ops - an owner of clock-bound timers, for a step walk
+ * @lock:	take the owner's lock (as its arms do)
+ * @unlock:	drop it
+ * @clock:	the enum twheel_uclock of @cb
+ * @list:	the owner's list @cb goes back on while armed
+ * @walked:	offered each timer of the walk with the time of each clock
+ *		that moved (index clock - TWHEEL_UCLK_BOOT): true if the
+ *		owner took it (ended or delivered it, and moved it off the
+ *		walk's list), false to have it re-armed. May be NULL.
+ */
+struct twheel_cbound_ops {
+	void			(*lock)(void *owner);
+	void			(*unlock)(void *owner);
+	unsigned int		(*clock)(const struct twheel_cbound *cb);
+	struct list_head	*(*list)(void *owner, struct twheel_cbound *cb);
+	bool			(*walked)(void *owner, struct twheel_cbound *cb,
+					  const u64 *now);
+};
+
+/*
+ * Move the timers of the clocks in @clocks from the per-clock @lists
+ * (index clock - TWHEEL_UCLK_BOOT) to @todo, for twheel_cbound_step().
+ */
+static inline void twheel_cbound_take(struct list_head *lists,
+				      unsigned int clocks,
+				      struct list_head *todo)
+{
+	unsigned int n;
+
+	for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
+		if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
+			list_splice_init(&lists[n], todo);
+}
+
+/* clock_timer.c: the clock-bound timer core, owner's lock held */
+u64 twheel_cbound_mono(const struct twheel_cbound *cb, unsigned int clock);
+int twheel_cbound_set(struct twheel_cbound *cb, unsigned int clock, u64 own,
+		      int cpu, bool modify);
+void twheel_cbound_rearm(struct twheel_cbound *cb, unsigned int clock);
+bool twheel_cbound_due(struct twheel_cbound *cb, unsigned int clock,
+		       u64 *now);
+unsigned long twheel_cbound_step(const struct twheel_cbound_ops *ops,
+				 void *owner, struct list_head *todo,
+				 unsigned int clocks);
 
 /* clock_wake.c: one wake-up per alarm clock, CLOCK_BOOTTIME's and REALTIME's */
 #define TWHEEL_WAKE_CLOCKS	2
@@ -108,6 +175,15 @@ static inline unsigned int twheel_wake_index(unsigned int clock)
 }
 
 void twheel_wake_note(unsigned int clock, u64 own);
+
+/* clock_wake.c, what clock_step.c uses of it (owners use only the above) */
+struct work_struct;
+
+void twheel_wake_walk_begin(void);
+void twheel_wake_set(const u64 *min);
+void twheel_wake_suspending(bool on);
+void twheel_wake_init(struct work_struct *rewalk);
+void twheel_wake_exit(void);
 
 /**
  * struct twheel_step_client - an owner of clock-bound timers
@@ -126,6 +202,9 @@ struct twheel_step_client {
 	unsigned long		(*alarm_min)(struct twheel_step_client *c,
 					     u64 *min);
 };
+
+/* api_clock.c: the in-kernel clock timers' step, called by clock_step.c */
+unsigned long twheel_clock_step(unsigned int clocks);
 
 /* clock_step.c */
 void twheel_step_client_add(struct twheel_step_client *c);

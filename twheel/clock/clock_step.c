@@ -51,9 +51,7 @@
 #include <linux/suspend.h>
 #include <linux/workqueue.h>
 
-#include "api_clock.h"
 #include "clock.h"
-#include "clock_wake.h"
 #include "compat.h"
 #include "stats.h"
 

@@ -52,7 +52,6 @@
 #include <linux/workqueue.h>
 
 #include "clock.h"
-#include "clock_wake.h"
 #include "compat.h"
 
 /*

@@ -57,23 +57,28 @@
  * Clocks
  * ------
  * Every timer sits in the CLOCK_MONOTONIC wheel. A timer on CLOCK_REALTIME
- * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) keeps its
- * deadline on its own clock in @deadline and is armed in the wheel at that
- * deadline minus the clock's current offset from CLOCK_MONOTONIC, read under
- * the file lock. Its expiry callback reads its clock again: if the clock was
- * set back meanwhile it is not due, and it is re-armed at the new conversion
- * instead of queuing an event (O(1); never early). While armed and not
- * queued it is linked on @file->clocked (by @link, which is on @file->ready
- * while queued), one list per clock. A clock step (noticed by clock_step.c,
- * which calls dev_step.c's client from its work item) re-arms the timers on
- * the lists of the clocks whose offset moved, in the files that have
- * clock-bound timers (a file goes on dev_steplist.c's list when it binds one,
- * and a walk takes it off when it has none left), TWHEEL_STEP_CHUNK timers
- * per hold of the file lock: O(timers on the clocks that moved), nothing for
- * the others (a CLOCK_REALTIME step leaves the CLOCK_BOOTTIME timers alone),
- * nothing for idle files. A timer the step made due is delivered by the
- * walk itself, its event queued as its expiry would, rather than re-armed
- * for the wheel's next tick and a runner. Cancel-on-set timers keep the
+ * or CLOCK_BOOTTIME ("clock-bound", enum twheel_uclock of clock.h) is a
+ * clock-bound timer of the clocks layer's core (@cb, struct twheel_cbound,
+ * clock_timer.c: the logic is there, once, for the in-kernel clock timers
+ * too), with the file lock as its owner's lock: its deadline on its own
+ * clock is @cb.deadline, it is armed in the wheel at that deadline minus
+ * the clock's current offset from CLOCK_MONOTONIC, read under the file
+ * lock, and its expiry callback has the core re-check its clock: if the
+ * clock was set back meanwhile it is not due, and it is re-armed at the new
+ * conversion instead of queuing an event (O(1); never early). While armed
+ * and not queued it is linked on @file->clocked (by @cb.link, which is on
+ * @file->ready while queued), one list per clock. A clock step (noticed by
+ * clock_step.c, which calls dev_step.c's client from its work item) has the
+ * core walk the timers on the lists of the clocks whose offset moved, in
+ * the files that have clock-bound timers (a file goes on dev_steplist.c's
+ * list when it binds one, and a walk takes it off when it has none left),
+ * TWHEEL_LOCK_BUDGET timers per hold of the file lock: O(timers on the
+ * clocks that moved), nothing for the others (a CLOCK_REALTIME step leaves
+ * the CLOCK_BOOTTIME timers alone), nothing for idle files. What the device
+ * adds to the core's walk (its ->walked): a timer the step made due is
+ * delivered by the walk itself, its event queued as its expiry would,
+ * rather than re-armed for the wheel's next tick and a runner; and
+ * cancel-on-set. Cancel-on-set timers keep the
  * CLOCK_REALTIME offset they were armed with in @real_offs and end with
  * a canceled event when it changed. Lock order: twheel_step_clients_lock ->
  * twheel_step_mutex -> file lock -> base lock, and file lock ->
@@ -188,16 +193,17 @@ struct twheel_file {
 
 /**
  * struct twheel_utimer - one userspace timer (128 bytes on 64-bit)
- * @timer:	the in-kernel timer (always one-shot, see @mode)
+ * @cb:		the clock-bound timer of the core (clock.h) on @clock, on
+ *		CLOCK_MONOTONIC too: @cb.timer, the in-kernel timer (always
+ *		one-shot, see @mode); @cb.link, in @file->ready while
+ *		@queued, else in @file->clocked (@file->alarms if @alarm)
+ *		while a clock-bound timer is armed, in @file->ufree while the
+ *		slot is free; @cb.deadline, the deadline the kernel timer is
+ *		(or was last) armed for, ns on @clock (host time), the
+ *		deadline of the queued event, which a fixed-rate timer moves
+ *		forward on its grid when it is read
  * @file:	the file holding it
- * @link:	link in @file->ready while @queued, else in @file->clocked
- *		(@file->alarms if @alarm) while a clock-bound timer is armed;
- *		in @file->ufree while the slot is free
  * @cookie:	user cookie, echoed in events
- * @deadline:	the deadline the kernel timer is (or was last) armed for,
- *		ns on @clock (host time); the deadline of the queued event,
- *		which a fixed-rate timer moves forward on its grid when it is
- *		read
  * @expired:	when the queued event fired, ns on @clock
  * @real_offs:	while armed with @cos (and no event queued), the
  *		CLOCK_REALTIME offset at arm time; shares @expired's storage
@@ -214,14 +220,12 @@ struct twheel_file {
  *		@dead, an expiry in flight was discarded by the cancel
  * @alarm:	armed on an alarm clock: wakes the system (see "Alarms")
  *
- * All but @timer and @file (constant) change under @file->lock only.
+ * All but @cb.timer and @file (constant) change under @file->lock only.
  */
 struct twheel_utimer {
-	struct twheel_timer	timer;
+	struct twheel_cbound	cb;
 	struct twheel_file	*file;
-	struct list_head	link;
 	u64			cookie;
-	u64			deadline;
 	union {
 		u64		expired;
 		s64		real_offs;

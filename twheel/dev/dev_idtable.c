@@ -39,9 +39,9 @@ struct twheel_utimer *twheel_utable_pop(struct twheel_file *f)
 
 	lockdep_assert_held(&f->lock);
 
-	ut = list_first_entry_or_null(&f->ufree, struct twheel_utimer, link);
+	ut = list_first_entry_or_null(&f->ufree, struct twheel_utimer, cb.link);
 	if (ut)
-		list_del_init(&ut->link);
+		list_del_init(&ut->cb.link);
 	return ut;
 }
 
@@ -62,7 +62,7 @@ void twheel_utable_push(struct twheel_file *f, struct twheel_utimer *ut)
 	if (next > TWHEEL_ID_MAX)
 		return;
 	ut->id = next;
-	list_add(&ut->link, &f->ufree);
+	list_add(&ut->cb.link, &f->ufree);
 }
 
 /* The timer of slot @slot; the slot's chunk exists. */
@@ -125,7 +125,7 @@ int twheel_utable_grow(struct twheel_file *f, twheel_func_t fire)
 	if (!c)
 		return -ENOMEM;
 	for (i = 0; i < TWHEEL_UCHUNK; i++)
-		twheel_timer_init(&c[i].timer, fire);
+		twheel_timer_init(&c[i].cb.timer, fire);
 	spin_lock(&f->lock);
 	while (f->nr_uchunks >= f->uchunks_cap) {
 		if (f->uchunks_cap >= TWHEEL_UCHUNKS_MAX) {
@@ -157,7 +157,7 @@ int twheel_utable_grow(struct twheel_file *f, twheel_func_t fire)
 			c[i].file = f;
 			c[i].id = first + i + 1;
 			c[i].dead = 1;
-			list_add_tail(&c[i].link, &f->ufree);
+			list_add_tail(&c[i].cb.link, &f->ufree);
 		}
 		f->uchunks[ci] = c;
 		/* Lookups check a slot against this count. */

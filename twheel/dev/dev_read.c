@@ -43,12 +43,12 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 		spin_unlock(&f->lock);
 		return -ENOENT;
 	}
-	twheel_timer_query(&ut->timer, &info);
+	twheel_timer_query(&ut->cb.timer, &info);
 	now = twheel_uclock_now(ut->clock);
 
 	q->state = 0;
 	q->overruns = 0;
-	q->deadline = ut->deadline;
+	q->deadline = ut->cb.deadline;
 	q->period = ut->period;
 	q->cookie = ut->cookie;
 	q->flags_out = ut->mode == TWHEEL_MODE_FIXED_DELAY ?
@@ -65,7 +65,7 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 			k = twheel_utimer_skipped(ut, now);
 			q->state |= TWHEEL_STATE_ARMED;
 			q->overruns = min_t(u64, k, U32_MAX);
-			q->deadline = twheel_grid(ut->deadline, k + 1,
+			q->deadline = twheel_grid(ut->cb.deadline, k + 1,
 						  ut->period);
 		}
 	}
@@ -106,12 +106,12 @@ static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
 	ev->id = ut->id;
 	ev->cookie = ut->cookie;
 	if (ut->canceled) {
-		ev->deadline = ut->deadline;
+		ev->deadline = ut->cb.deadline;
 		ev->expired = ut->expired;
 		ev->flags = TWHEEL_EVENT_CANCELED;
 		return;
 	}
-	ev->deadline = twheel_grid(ut->deadline, k, ut->period);
+	ev->deadline = twheel_grid(ut->cb.deadline, k, ut->period);
 	/*
 	 * When the wheel fired it, as the callback read its clock: never
 	 * clamped, so that an early expiry shows. A fixed-rate event that
@@ -142,7 +142,7 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 
 	if (ut->canceled) {
 		twheel_utimer_kill(f, ut);
-		list_add_tail(&ut->link, reap);
+		list_add_tail(&ut->cb.link, reap);
 		return;
 	}
 	if (ut->mode == TWHEEL_MODE_ONESHOT) {
@@ -161,9 +161,9 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 		next = twheel_deadline_after(now, ut->period);
 		break;
 	}
-	ut->deadline = next;
+	ut->cb.deadline = next;
 	/* Keep the CPU; if it went away meanwhile, take the local one. */
-	twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+	twheel_cbound_rearm(&ut->cb, ut->clock);
 	twheel_utimer_bind(f, ut);
 }
 
@@ -209,7 +209,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 		while (done - start < chunk) {
 			ut = list_first_entry_or_null(&f->ready,
 						      struct twheel_utimer,
-						      link);
+						      cb.link);
 			if (!ut)
 				break;
 			now = twheel_uclock_now(ut->clock);
@@ -236,12 +236,12 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 	}
 
 	/* A canceled timer's callback may still be on its way. */
-	list_for_each_entry(ut, &reap, link)
-		twheel_timer_cancel_sync(&ut->timer);
+	list_for_each_entry(ut, &reap, cb.link)
+		twheel_timer_cancel_sync(&ut->cb.timer);
 	if (!list_empty(&reap)) {
 		spin_lock(&f->lock);
-		list_for_each_entry_safe(ut, tmp, &reap, link) {
-			list_del_init(&ut->link);
+		list_for_each_entry_safe(ut, tmp, &reap, cb.link) {
+			list_del_init(&ut->cb.link);
 			twheel_utable_push(f, ut);
 			nr_freed++;
 		}

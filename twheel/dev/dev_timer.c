@@ -2,12 +2,18 @@
 /*
  * twheel char device: the timer set of one open file of /dev/twheel.
  *
- * Each userspace timer is a struct twheel_utimer embedding an in-kernel
- * struct twheel_timer, armed one-shot. Its expiry callback queues the timer's
- * event on the file's ready list; read() (dev_read.c) consumes it and
- * re-arms a periodic timer (enum twheel_mode). So at most one event per timer is queued, and a
- * fixed-rate timer whose reader is late reports the periods that passed as
- * overruns of that one event. Locking and lifetime rules are in dev_file.h.
+ * Each userspace timer is a struct twheel_utimer embedding a clock-bound
+ * timer of the clocks layer's core (struct twheel_cbound, clock_timer.c;
+ * on CLOCK_MONOTONIC too), whose in-kernel timer is armed one-shot. The
+ * core arms it at its deadline's conversion, re-checks its own clock when
+ * it fires and walks it when its clock steps; this file adds the file's
+ * side: its expiry callback queues the timer's event on the file's ready
+ * list; read() (dev_read.c) consumes it and re-arms a periodic timer (enum
+ * twheel_mode). So at most one event per timer is queued, and a fixed-rate
+ * timer whose reader is late reports the periods that passed as overruns
+ * of that one event. A step walk ends cancel-on-set timers and delivers
+ * the timers it made due. Locking and lifetime rules are in dev_file.h
+ * ("Clocks" for the clock-bound part).
  */
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
@@ -23,16 +29,13 @@
 #include "stats.h"
 #include "testhooks.h"
 
-/* Clock-bound timers re-armed per hold of the file lock by a clock step. */
-#define TWHEEL_STEP_CHUNK	TWHEEL_LOCK_BUDGET
-
 /* Queue @ut's event (file lock held) and wake the readers. */
 static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 				u64 expired)
 {
 	ut->expired = expired;
 	ut->queued = 1;
-	list_move_tail(&ut->link, &f->ready);
+	list_move_tail(&ut->cb.link, &f->ready);
 	/* Pairs with the barrier in prepare_to_wait() / poll. */
 	if (wq_has_sleeper(&f->wq))
 		wake_up(&f->wq);
@@ -48,27 +51,10 @@ static bool twheel_utimer_was_set(struct twheel_file *f,
 {
 	if (!ut->cos || ut->real_offs == twheel_uclock_offs(TWHEEL_UCLK_REAL))
 		return false;
-	twheel_timer_cancel(&ut->timer);
+	twheel_timer_cancel(&ut->cb.timer);
 	ut->canceled = 1;
 	twheel_utimer_queue(f, ut, twheel_uclock_now(TWHEEL_UCLK_REAL));
 	return true;
-}
-
-/*
- * Did @ut, due on its clock at @ut->deadline and now at @now, fire early
- * on a clock that was not stepped since it was armed? A CLOCK_MONOTONIC
- * timer before its deadline, or a clock-bound one whose deadline converts
- * to the very CLOCK_MONOTONIC deadline it is armed at: then the clock's
- * offset did not move, and the wheel itself fired early. File lock held;
- * the kernel timer's deadline is stable (only arm, modify and clock steps
- * change it, under the file lock).
- */
-static bool twheel_utimer_early(const struct twheel_utimer *ut, u64 now)
-{
-	if (now >= ut->deadline)
-		return false;
-	return ut->clock == TWHEEL_UCLK_MONO ||
-	       twheel_utimer_mono(ut) == ut->timer.deadline;
 }
 
 /*
@@ -83,7 +69,7 @@ static bool twheel_utimer_early(const struct twheel_utimer *ut, u64 now)
  */
 static void twheel_utimer_fire(struct twheel_timer *t)
 {
-	struct twheel_utimer *ut = container_of(t, struct twheel_utimer, timer);
+	struct twheel_utimer *ut = container_of(t, struct twheel_utimer, cb.timer);
 	struct twheel_file *f = ut->file;
 	u64 now;
 
@@ -92,8 +78,8 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 	spin_lock(&f->lock);
 	/*
 	 * Cancelled after this expiry began: say so to the canceller, which
-	 * waits for us (twheel_timer_cancel_sync()) before it reads it, so that
-	 * a cancel that discarded an expiry in flight returns 1.
+	 * waits for us (twheel_timer_cancel_sync()) before it reads it, so that a
+	 * cancel that discarded an expiry in flight returns 1.
 	 */
 	if (ut->dead) {
 		ut->canceled = 1;
@@ -108,18 +94,13 @@ static void twheel_utimer_fire(struct twheel_timer *t)
 		goto out;
 	if (twheel_utimer_was_set(f, ut))
 		goto out;
-	now = twheel_uclock_now(ut->clock);
 	/*
 	 * Not due on its own clock: it was set back since the timer was armed
 	 * (re-armed at the new conversion, never early), or the wheel fired
 	 * early, which must never happen and is counted for the tests.
 	 */
-	if (now < ut->deadline) {
-		if (twheel_utimer_early(ut, now))
-			twheel_stat_inc(utimer_early);
-		twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
+	if (!twheel_cbound_due(&ut->cb, ut->clock, &now))
 		goto out;
-	}
 	/* When it really fired, on its clock (not before the deadline). */
 	twheel_utimer_queue(f, ut, now);
 out:
@@ -204,9 +185,8 @@ int twheel_file_arm(struct twheel_file *f, const struct twheel_req *req,
 	 * "Fairness"). The slot's timer is idle or runs its callback here,
 	 * in no queue, and its group is the file's anyway.
 	 */
-	twheel_timer_set_group(&ut->timer, twheel_user_group(f->user));
-	ret = twheel_timer_arm_on(&ut->timer, twheel_utimer_mono(ut), 0,
-				  TWHEEL_ABS, req->cpu);
+	twheel_timer_set_group(&ut->cb.timer, twheel_user_group(f->user));
+	ret = twheel_cbound_set(&ut->cb, ut->clock, req->own, req->cpu, false);
 	if (ret < 0) {
 		/* Never armed: the slot is free again, with the next id. */
 		twheel_utable_push(f, ut);
@@ -251,7 +231,7 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
 	spin_unlock(&f->lock);
 
 	/* Pending, or its expiry in flight was discarded (canceled set). */
-	if (twheel_timer_cancel_sync(&ut->timer) > 0)
+	if (twheel_timer_cancel_sync(&ut->cb.timer) > 0)
 		ret = 1;
 	spin_lock(&f->lock);
 	if (ut->canceled)
@@ -273,8 +253,8 @@ int twheel_file_cancel(struct twheel_file *f, u64 id)
  * its event (twheel_utimer_fire()), and that expiry counts as discarded.
  *
  * Return: 1 if the timer was armed, had an unread event or an expiry in
- * flight (each discarded), -ENOENT, or an error of twheel_timer_modify(). A
- * live timer is always one of the three, so it is 1 on success, as for
+ * flight (each discarded), -ENOENT, or an error of twheel_timer_modify(). A live
+ * timer is always one of the three, so it is 1 on success, as for
  * twheel_file_cancel().
  */
 int twheel_file_modify(struct twheel_file *f, u64 id,
@@ -293,9 +273,8 @@ int twheel_file_modify(struct twheel_file *f, u64 id,
 	/* Cancel-on-set: the offset before the conversion, as at arm. */
 	if (req->cos)
 		real = twheel_uclock_offs(TWHEEL_UCLK_REAL);
-	ret = twheel_timer_modify(&ut->timer,
-				  twheel_uclock_to_mono(req->clock, req->own),
-				  0, TWHEEL_ABS);
+	ret = twheel_cbound_set(&ut->cb, req->clock, req->own, TWHEEL_CPU_ANY,
+				true);
 	if (ret < 0)
 		goto unlock;
 	/*
@@ -338,12 +317,58 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
 {
 	u64 t = now[ut->clock - TWHEEL_UCLK_BOOT];
 
-	if (t < ut->deadline || !twheel_timer_cancel(&ut->timer))
+	if (t < ut->cb.deadline || !twheel_timer_cancel(&ut->cb.timer))
 		return false;
 	twheel_utimer_queue(f, ut, t);
 	twheel_stat_inc(clock_delivered);
 	return true;
 }
+
+static void twheel_file_step_lock(void *owner)
+	__acquires(&((struct twheel_file *)owner)->lock)
+{
+	struct twheel_file *f = owner;
+
+	spin_lock(&f->lock);
+}
+
+static void twheel_file_step_unlock(void *owner)
+	__releases(&((struct twheel_file *)owner)->lock)
+{
+	struct twheel_file *f = owner;
+
+	spin_unlock(&f->lock);
+}
+
+static unsigned int twheel_utimer_step_clock(const struct twheel_cbound *cb)
+{
+	return container_of(cb, struct twheel_utimer, cb)->clock;
+}
+
+static struct list_head *twheel_utimer_step_list(void *owner,
+						 struct twheel_cbound *cb)
+{
+	return twheel_utimer_list(owner,
+				  container_of(cb, struct twheel_utimer, cb));
+}
+
+/* A step walks @cb: end it (cancel-on-set) or deliver it if it is due. */
+static bool twheel_utimer_step_walked(void *owner, struct twheel_cbound *cb,
+				      const u64 *now)
+{
+	struct twheel_utimer *ut = container_of(cb, struct twheel_utimer, cb);
+
+	return twheel_utimer_was_set(owner, ut) ||
+	       twheel_utimer_step_due(owner, ut, now);
+}
+
+static const struct twheel_cbound_ops twheel_file_step_ops = {
+	.lock	= twheel_file_step_lock,
+	.unlock	= twheel_file_step_unlock,
+	.clock	= twheel_utimer_step_clock,
+	.list	= twheel_utimer_step_list,
+	.walked	= twheel_utimer_step_walked,
+};
 
 /**
  * twheel_file_clock_step() - follow a step of CLOCK_REALTIME or BOOTTIME
@@ -356,11 +381,11 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
  * timer that is due on its clock (the step made it due) is delivered here,
  * as its expiry would, not re-armed for the wheel's next tick and a runner:
  * it follows the step as a timerfd does (one whose expiry is in flight
- * already is re-armed, as before, and fires at the next tick). The file
- * lock is dropped every TWHEEL_STEP_CHUNK timers; timers armed meanwhile
- * use the new offsets already, timers that fire or go meanwhile leave
- * @todo. The clocks are read once per chunk, before its timers are looked
- * at: never later than their delivery, so nothing is delivered early.
+ * already is re-armed, as before, and fires at the next tick). The walk is
+ * the core's (twheel_cbound_step()): the file lock is dropped every
+ * TWHEEL_LOCK_BUDGET timers, and the clocks are read once per chunk, before
+ * its timers are looked at: never later than their delivery, so nothing is
+ * delivered early.
  *
  * Context: process context (clock_step.c's work item, through dev_step.c),
  * may sleep.
@@ -369,37 +394,13 @@ static bool twheel_utimer_step_due(struct twheel_file *f,
 unsigned long twheel_file_clock_step(struct twheel_file *f,
 				     unsigned int clocks)
 {
-	u64 now[TWHEEL_UCLK_BOUND] = {};
-	struct twheel_utimer *ut;
-	unsigned long done = 0;
+	unsigned long done;
 	LIST_HEAD(todo);
-	unsigned int n;
 
 	spin_lock(&f->lock);
-	for (n = 0; n < TWHEEL_UCLK_BOUND; n++) {
-		if (!(clocks & BIT(TWHEEL_UCLK_BOOT + n)))
-			continue;
-		list_splice_init(&f->clocked[n], &todo);
-		list_splice_init(&f->alarms[n], &todo);
-	}
-	while (!list_empty(&todo)) {
-		for (n = 0; n < TWHEEL_UCLK_BOUND; n++)
-			if (clocks & BIT(TWHEEL_UCLK_BOOT + n))
-				now[n] = twheel_uclock_now(TWHEEL_UCLK_BOOT + n);
-		for (n = 0; n < TWHEEL_STEP_CHUNK && !list_empty(&todo); n++) {
-			ut = list_first_entry(&todo, struct twheel_utimer, link);
-			done++;
-			if (twheel_utimer_was_set(f, ut))
-				continue;
-			if (twheel_utimer_step_due(f, ut, now))
-				continue;
-			list_move_tail(&ut->link, twheel_utimer_list(f, ut));
-			twheel_utimer_rearm(ut, twheel_utimer_mono(ut));
-		}
-		spin_unlock(&f->lock);
-		cond_resched();
-		spin_lock(&f->lock);
-	}
+	twheel_cbound_take(f->clocked, clocks, &todo);
+	twheel_cbound_take(f->alarms, clocks, &todo);
+	done = twheel_cbound_step(&twheel_file_step_ops, f, &todo, clocks);
 	spin_unlock(&f->lock);
 	return done;
 }
@@ -435,11 +436,11 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 		if (list_empty(&f->alarms[c]))
 			continue;
 		now = twheel_uclock_now(TWHEEL_UCLK_BOOT + c);
-		list_for_each_entry_safe(ut, tmp, &f->alarms[c], link) {
+		list_for_each_entry_safe(ut, tmp, &f->alarms[c], cb.link) {
 			n++;
-			if (ut->deadline <= now) {
+			if (ut->cb.deadline <= now) {
 				/* Its callback, if running, finds it queued. */
-				twheel_timer_cancel(&ut->timer);
+				twheel_timer_cancel(&ut->cb.timer);
 				if (!twheel_utimer_was_set(f, ut)) {
 					twheel_utimer_queue(f, ut, now);
 					twheel_stat_inc(clock_delivered);
@@ -447,7 +448,7 @@ unsigned long twheel_file_alarm_min(struct twheel_file *f, u64 *min)
 				continue;
 			}
 			i = twheel_wake_index(ut->clock);
-			min[i] = min(min[i], ut->deadline);
+			min[i] = min(min[i], ut->cb.deadline);
 		}
 	}
 	spin_unlock(&f->lock);
@@ -482,7 +483,7 @@ unsigned long twheel_file_release_timers(struct twheel_file *f)
 		 * callback had started. Every slot's timer was set up with its
 		 * chunk, so waiting on it is always valid, and cheap when idle.
 		 */
-		twheel_timer_cancel_sync(&ut->timer);
+		twheel_timer_cancel_sync(&ut->cb.timer);
 		cond_resched();
 	}
 	/*

@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twheel char device: helpers on one userspace timer shared by the timer set
- * (dev_timer.c) and its read side (dev_read.c). File lock held by callers.
+ * (dev_timer.c) and its read side (dev_read.c); the clock-bound part is the
+ * core's (clock.h, clock_timer.c). File lock held by callers.
  */
 #ifndef _TWHEEL_DEV_UTIMER_H
 #define _TWHEEL_DEV_UTIMER_H
 
 #include <linux/list.h>
 #include <linux/lockdep.h>
-#include <linux/math64.h>
-#include <linux/minmax.h>
-#include <linux/overflow.h>
 
 #include "dev_file.h"
-#include "testhooks.h"
 
 /*
  * Fixed rate: deadlines of @ut's grid after its queued event's that passed by
@@ -22,9 +19,9 @@
 static inline u64 twheel_utimer_skipped(const struct twheel_utimer *ut,
 					u64 now)
 {
-	if (ut->mode != TWHEEL_MODE_FIXED_RATE || now < ut->deadline)
+	if (ut->mode != TWHEEL_MODE_FIXED_RATE)
 		return 0;
-	return div64_u64(now - ut->deadline, ut->period);
+	return twheel_grid_passed(ut->cb.deadline, ut->period, now);
 }
 
 static inline struct twheel_utimer *
@@ -47,14 +44,14 @@ static inline int twheel_utimer_kill(struct twheel_file *f,
 
 	ut->dead = 1;
 	/* Off the ready list, or the clocked list. */
-	list_del_init(&ut->link);
+	list_del_init(&ut->cb.link);
 	ut->queued = 0;
 	return was_queued;
 }
 
 static inline void twheel_utimer_unqueue(struct twheel_utimer *ut)
 {
-	list_del_init(&ut->link);
+	list_del_init(&ut->cb.link);
 	ut->queued = 0;
 	ut->canceled = 0;
 }
@@ -62,25 +59,11 @@ static inline void twheel_utimer_unqueue(struct twheel_utimer *ut)
 static inline void twheel_utimer_set_mode(struct twheel_utimer *ut,
 					  const struct twheel_req *req)
 {
-	ut->deadline = req->own;
 	ut->period = req->period;
 	ut->mode = req->mode;
 	ut->clock = req->clock;
 	ut->cos = req->cos;
 	ut->alarm = req->alarm;
-}
-
-/*
- * @ut's deadline converted to the wheel's clock, now ("Clocks"): where its
- * kernel timer is armed. The test-only knob utimer_early (testhooks.h)
- * plants an early arming, which the expiry callback must count.
- */
-static inline u64 twheel_utimer_mono(const struct twheel_utimer *ut)
-{
-	u64 mono = twheel_uclock_to_mono(ut->clock, ut->deadline);
-	u64 early = twheel_hook_knob(TWHEEL_HOOK_utimer_early);
-
-	return mono - min_t(u64, mono, early * NSEC_PER_USEC);
 }
 
 /*
@@ -104,19 +87,13 @@ static inline void twheel_utimer_bind(struct twheel_file *f,
 				      struct twheel_utimer *ut)
 {
 	if (ut->clock == TWHEEL_UCLK_MONO) {
-		list_del_init(&ut->link);
+		list_del_init(&ut->cb.link);
 		return;
 	}
-	list_move_tail(&ut->link, twheel_utimer_list(f, ut));
+	list_move_tail(&ut->cb.link, twheel_utimer_list(f, ut));
 	twheel_step_note(f);
 	if (ut->alarm)
-		twheel_wake_note(ut->clock, ut->deadline);
-}
-
-/* Re-arm @ut at @mono on its CPU; if it went away meanwhile, the local one. */
-static inline void twheel_utimer_rearm(struct twheel_utimer *ut, u64 mono)
-{
-	twheel_rearm_mono(&ut->timer, mono);
+		twheel_wake_note(ut->clock, ut->cb.deadline);
 }
 
 #endif /* _TWHEEL_DEV_UTIMER_H */

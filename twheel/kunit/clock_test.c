@@ -10,7 +10,9 @@
  * an hour forward is called once, at once (long before its period ends,
  * so only the step can have done it), with the hour's periods as
  * overruns, not in a burst, and once stepped back it waits for its clock; a CLOCK_BOOTTIME
- * periodic timer goes on at its rate through both steps.
+ * periodic timer goes on at its rate through both steps. And, on test
+ * builds, a timer the wheel fires early on purpose (knob utimer_early)
+ * whose callback still waits for its deadline.
  *
  * The step case sets CLOCK_REALTIME and puts it back at the end to the
  * value found at its start plus the CLOCK_MONOTONIC time elapsed; it takes
@@ -25,6 +27,8 @@
 #include <linux/time.h>
 #include <linux/timekeeping.h>
 #include <linux/twheel.h>
+
+#include "testhooks.h"
 
 #define TWC_MS		((u64)NSEC_PER_MSEC)
 #define TWC_HOUR	(3600ULL * NSEC_PER_SEC)
@@ -193,7 +197,7 @@ static void twc_boottime(struct kunit *test)
 	/* Fixed rate, never cancelled: pending until this cancel. */
 	KUNIT_EXPECT_EQ(test, twheel_clock_cancel_sync(&t->ct), 1);
 	KUNIT_EXPECT_GE(test, atomic_read(&t->calls), 2);
-	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&t->ct.timer));
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&t->ct.cb.timer));
 }
 
 static void twc_realtime_step(struct kunit *test)
@@ -324,9 +328,48 @@ static void twc_modify_periodic_step(struct kunit *test)
 		   atomic_read(&p->calls) - rp);
 }
 
+/*
+ * Never early even when the wheel is: with the test knob utimer_early, the
+ * clock-bound core arms every timer 50 ms before its deadline's conversion
+ * (planted: the wheel timer's deadline shows it), so the wheel fires a
+ * CLOCK_BOOTTIME timer 200 ms ahead 50 ms early. Its callback must still
+ * come no earlier than the deadline on CLOCK_BOOTTIME, once: the core's
+ * re-check puts it back (and counts utimer_early, in debugfs).
+ */
+#define TWC_PLANTED_US	50000
+
+static void twc_planted_early(struct kunit *test)
+{
+#ifdef TWHEEL_TESTHOOKS
+	struct twc_ctx *c = test->priv;
+	struct twc_timer *t = &c->t[0];
+	struct twheel_timer_info info;
+	u64 h0, conv;
+
+	KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_BOOTTIME), 0);
+	h0 = twheel_hook_hits(TWHEEL_HOOK_utimer_early);
+	twheel_hook_set(TWHEEL_HOOK_utimer_early, TWC_PLANTED_US);
+	KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&t->ct, 200 * TWC_MS, 0, 0,
+						  TWHEEL_CPU_ANY), 0);
+	KUNIT_EXPECT_EQ(test, twheel_clock_query(&t->ct, &info), 0);
+	conv = info.deadline - (ktime_get_boottime_ns() - ktime_get_ns());
+	KUNIT_EXPECT_LE_MSG(test, t->ct.cb.timer.deadline + 25 * TWC_MS, conv,
+			    "the wheel timer is armed early on purpose");
+	KUNIT_EXPECT_TRUE(test, twc_wait(t, TWC_WAIT_MS));
+	twheel_hook_set(TWHEEL_HOOK_utimer_early, 0);
+	KUNIT_EXPECT_GE(test, t->fired_boot, info.deadline);
+	KUNIT_EXPECT_LT(test, h0, twheel_hook_hits(TWHEEL_HOOK_utimer_early));
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 1);
+#else
+	kunit_skip(test, "no test hooks in this build");
+#endif
+}
+
 static struct kunit_case twc_cases[] = {
 	KUNIT_CASE(twc_bad_input),
 	KUNIT_CASE(twc_boottime),
+	KUNIT_CASE(twc_planted_early),
 	KUNIT_CASE(twc_realtime_step),
 	KUNIT_CASE(twc_modify_periodic_step),
 	{}
