@@ -176,9 +176,21 @@ man_uapi() {
 	return $rc
 }
 
+# Small files with one job: none of the module's or twheelctl's over 600
+# lines.
+file_sizes() {
+	local f n rc=0
+	while read -r f; do
+		n=$(wc -l <"$f")
+		[ "$n" -le 600 ] || { echo "$f: $n lines, more than 600"; rc=1; }
+	done < <(git ls-files 'twheel/*.[ch]' 'tools/twheelctl/*.[ch]')
+	return $rc
+}
+
 # The module's include graph: no cycle, and each layer includes only what
 # it may (the device and the clocks never the driver's own headers).
 gate includes python3 tools/vm/includes.py
+gate file-sizes file_sizes
 gate checkpatch-kernel checkpatch -f "${ksrc[@]}"
 gate checkpatch-user checkpatch --ignore "$UIGNORE" -f "${usrc[@]}"
 gate kernel-doc kerneldoc "${kdoc[@]}"

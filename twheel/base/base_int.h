@@ -2,10 +2,11 @@
 /*
  * twheel per-CPU driver internals, shared by its files (design in base.h):
  *
- *   base.c          the bases' storage and geometry, locking two bases
+ *   base.c          the bases' storage and geometry, locking two bases,
+ *                   a timer's set-up and group
  *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
- *   base_arm.c      the in-kernel API: set-up, arm, cancel, cancel_sync,
- *                   query; batches
+ *   base_arm.c      the in-kernel API: arm, cancel, cancel_sync, query;
+ *                   batches
  *   base_init.c     set-up and tear-down of every base, CPU hotplug
  *
  * Each file uses only those above it in this list (make lint checks it on

@@ -19,6 +19,7 @@
 
 #include "compat.h"
 #include "driver_test.h"
+#include "testhooks.h"
 
 /* The latest control of the running case: the window of its timers. */
 static atomic64_t twt_ctrl_window;
@@ -296,4 +297,25 @@ void twt_set_check(struct kunit *test, struct twt_set *set,
 	kunit_info(test, "%u timers, max lateness %llu us, control %llu us\n",
 		   armed, div_u64(lat_max, NSEC_PER_USEC),
 		   div_u64(ctrl_max, NSEC_PER_USEC));
+}
+
+/* A snapshot of the base of @cpu (a failure ends the case). */
+void twt_snapshot(struct kunit *test, int cpu,
+		  struct twheel_base_snapshot *snap)
+{
+	KUNIT_ASSERT_EQ(test, twheel_base_snapshot(cpu, snap), 0);
+}
+
+/* Wait up to 2 s for the base of @cpu to be empty. */
+void twt_wait_idle(struct kunit *test, int cpu,
+		   struct twheel_base_snapshot *snap)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		twt_snapshot(test, cpu, snap);
+		if (!snap->pending && !snap->expired && !snap->tick_armed)
+			return;
+		usleep_range(10000, 11000);
+	}
 }

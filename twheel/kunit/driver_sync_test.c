@@ -309,26 +309,6 @@ static void twt_return_values(struct kunit *test)
 
 /* ----------------------------------------------------------- tickless */
 
-static void twt_snapshot(struct kunit *test, int cpu,
-			 struct twheel_base_snapshot *snap)
-{
-	KUNIT_ASSERT_EQ(test, twheel_base_snapshot(cpu, snap), 0);
-}
-
-/* Wait up to 2 s for the base of @cpu to be empty. */
-static void twt_wait_idle(struct kunit *test, int cpu,
-			  struct twheel_base_snapshot *snap)
-{
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		twt_snapshot(test, cpu, snap);
-		if (!snap->pending && !snap->expired && !snap->tick_armed)
-			return;
-		usleep_range(10000, 11000);
-	}
-}
-
 /* 9. No tick without work; a far timer costs O(levels) wakeups. */
 static void twt_tickless(struct kunit *test)
 {

@@ -74,5 +74,10 @@ struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n);
 int twt_one_arm(struct twt_one *t, u64 delta, int cpu);
 void twt_set_check(struct kunit *test, struct twt_set *set,
 		   unsigned int armed, bool any_cpu);
+struct twheel_base_snapshot;
+void twt_snapshot(struct kunit *test, int cpu,
+		  struct twheel_base_snapshot *snap);
+void twt_wait_idle(struct kunit *test, int cpu,
+		   struct twheel_base_snapshot *snap);
 
 #endif /* _TWHEEL_KUNIT_DRIVER_TEST_H */
