@@ -10,10 +10,10 @@
  * moment (twheel_uclock_to_mono()); it is re-armed when the offset changes
  * and re-checked on its own clock when it fires: never early. That logic
  * exists once, in clock_timer.c (struct twheel_cbound, which both owners
- * embed; invariants, locking and cost there): the conversion, the arm at
- * it, the expiry's re-check and the step walk of a list of timers. An
- * owner adds its lock, its lists of armed timers per clock and what its
- * timers do when due. clock.c converts; clock_step.c notices the changes
+ * embed; invariants, locking and cost there): the conversions, the arm at
+ * the conversion, the expiry's re-check and the step walk of a list of
+ * timers. An owner adds its lock, its lists of armed timers per clock and
+ * what its timers do when due. clock_step.c notices the changes
  * (a clock set, an adjtimex() step, a leap second, resume from suspend)
  * and tells the owners: the in-kernel clock timers (twheel_clock_step())
  * and every registered struct twheel_step_client (the char device), each
@@ -33,12 +33,12 @@
  *
  * Layers and files: the clocks layer is built on the in-kernel API
  * (<linux/twheel.h>: twheel_rearm_mono() arms through it) and under every
- * owner of clock-bound timers. clock.c uses nothing of twheel's;
- * clock_wake.c and clock_timer.c (the core) use clock.c; api_clock.c (the
- * in-kernel clock timers, an owner) uses the core; clock_step.c, the top
- * of the layer, uses them all and calls the other owners through struct
- * twheel_step_client; the char device uses them all, never the other way
- * round. This header is the layer's only one.
+ * owner of clock-bound timers. clock_timer.c (the conversions and the
+ * core) uses nothing of the layer's; clock_wake.c uses its conversions;
+ * api_clock.c (the in-kernel clock timers, an owner) uses the core;
+ * clock_step.c, the top of the layer, uses them all and calls the other
+ * owners through struct twheel_step_client; the char device uses them
+ * all, never the other way round. This header is the layer's only one.
  */
 #ifndef _TWHEEL_CLOCK_H
 #define _TWHEEL_CLOCK_H
@@ -115,7 +115,7 @@ static inline u64 twheel_grid_passed(u64 deadline, u64 period, u64 now)
 	return div64_u64(now - deadline, period);
 }
 
-/* clock.c */
+/* clock_timer.c: the conversions */
 u64 twheel_uclock_now(unsigned int clock);
 s64 twheel_uclock_offs(unsigned int clock);
 u64 twheel_uclock_to_mono(unsigned int clock, u64 own);
