@@ -125,12 +125,16 @@ if [ "$USER_BIG_N" -gt 0 ]; then
 	done
 fi
 
-# Burst: BURST_N ring timers with one deadline (twheel_ring's consumer);
+# Burst: BURST_N timers with one deadline, through the ring and through
+# ABI 1 (each peer's consumer), beside a timerfd control on another CPU;
 # the peer table decides whether the ring is benchmarked at all.
-if [ "$BURST_N" -gt 0 ] && echo "$PEERS" | grep -qw twheel_ring; then
-	log "burst: $BURST_N ring timers, one deadline"
-	taskset -c "$CPU" twheel-ubench burst "$BURST_N" ||
-		log "burst failed (exit $?)"
+if [ "$BURST_N" -gt 0 ]; then
+	for impl in twheel_ring twheel_batch; do
+		echo "$PEERS" | grep -qw "$impl" || continue
+		log "burst: $BURST_N $impl timers, one deadline"
+		taskset -c "$CPU" twheel-ubench burst "$BURST_N" "$impl" ||
+			log "burst $impl failed (exit $?)"
+	done
 fi
 
 # Exactness, userspace: the same horizons through every userspace peer at its

@@ -10,6 +10,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_exact import (exact_rows, paired,  # noqa: E402
                           wheel_granularity_ms)
+from report_user import burst_rows, check_burst  # noqa: E402
 from report_util import (MIN_REPS, Targets, boot, ci_ratio,  # noqa: E402
                          combine, quantile, verdict)
 
@@ -93,6 +94,36 @@ class Stats(unittest.TestCase):
         self.assertEqual(t.items[1]["value"], 2.0)
         self.assertEqual([x["status"] for x in t.items[1]["per_n"]],
                          ["met", "missed"])
+
+
+class Burst(unittest.TestCase):
+    LINE = {"impl": "twheel_ring", "n": "100000", "drain_ms": "40.0",
+            "first_ms": "1.0", "early": "0", "missing": "0", "dup": "0",
+            "bad": "0", "tick_ms": "1.0", "ctrl_ms": "15.0",
+            "ctrl_samples": "60", "bound_ms": "46.0"}
+
+    def status(self, **change):
+        t = Targets()
+        data = {"burst": burst_rows([dict(self.LINE, **change)])}
+        sys.stdout, out = open(os.devnull, "w"), sys.stdout
+        try:
+            check_burst(data, t, "twheel_ring")
+            check_burst(data, t, "twheel_batch")
+        finally:
+            sys.stdout.close()
+            sys.stdout = out
+        self.assertEqual(t.items[1]["status"], "not measured")
+        return t.items[0]["status"]
+
+    def test_bound_is_tick_plus_three_controls(self):
+        self.assertEqual(self.status(), "met")
+        self.assertEqual(self.status(drain_ms="46.5"), "missed")
+
+    def test_counts_and_control_decide_too(self):
+        self.assertEqual(self.status(early="1"), "missed")
+        self.assertEqual(self.status(missing="3"), "missed")
+        self.assertEqual(self.status(ctrl_samples="0"), "missed")
+        self.assertEqual(self.status(n="1000"), "missed")
 
 
 class Exact(unittest.TestCase):

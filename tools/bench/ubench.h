@@ -13,7 +13,9 @@
  *	ubench_<peer>.c		one struct ub_peer each: how that peer arms,
  *				cancels and consumes N timers, nothing timed
  *	ubench_acc.c		the accuracy and idle modes
- *	ubench_ring.c		the twheel_ring peer and the burst mode
+ *	ubench_ring.c		the twheel_ring peer and its burst
+ *	ubench_burst.c		the burst mode: one deadline for many timers,
+ *				beside a timerfd control (ubench_sampler.c)
  *	ubench_exact.c		the exact mode: lateness against the horizon,
  *				every peer in its own thread
  *	ubench_common.c		helpers for all of the above
@@ -144,6 +146,47 @@ static inline void ub_got(struct ub_run *r, unsigned long k)
 		r->first = ub_now();
 	r->got += k;
 }
+
+/*
+ * One burst (ubench_burst.c): @n timers of one peer, armed for one absolute
+ * deadline @deadline (CLOCK_MONOTONIC ns), timer i with cookie i, consumed
+ * as that peer consumes them. @first and @last: ub_now() right after the
+ * pass that saw the first and the last record (0: none); @early: records
+ * seen in a pass that ended before @deadline; @dup: records beyond the first
+ * of a timer; @bad: records with an index, cookie or deadline never armed;
+ * @passes: passes that found records; @sleeps: waits on an empty queue;
+ * @arm_ns: how long arming took; @late_arm: it ended after @deadline.
+ */
+struct ub_burst {
+	unsigned long	n;
+	uint64_t	deadline;
+	uint64_t	first;
+	uint64_t	last;
+	uint8_t		*seen;
+	unsigned long	distinct;
+	unsigned long	dup;
+	unsigned long	bad;
+	unsigned long	early;
+	unsigned long	passes;
+	unsigned long	sleeps;
+	uint64_t	arm_ns;
+	int		late_arm;
+	char		desc[96];
+};
+
+#define UB_BURST_LEAD	2000000000ULL	/* arm 2 s before the deadline */
+#define UB_BURST_WAIT	30000000000ULL	/* give up 30 s after it */
+
+void ub_burst_saw(struct ub_burst *b, uint64_t i, uint64_t cookie,
+		  uint64_t deadline);
+void ub_burst_pass(struct ub_burst *b, unsigned long before, uint64_t now);
+void ub_burst_ring(struct ub_burst *b);
+void ub_burst_abi1(struct ub_burst *b);
+
+struct ub_sampler;
+struct ub_sampler *ub_sampler_start(int cpu);
+uint64_t ub_sampler_stop(struct ub_sampler *s, uint64_t from, uint64_t to,
+			 unsigned long *nr);
 
 void ub_die(const char *fmt, ...);
 void ub_raise_limits(unsigned long n);

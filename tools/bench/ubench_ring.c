@@ -19,7 +19,8 @@
  *           twheel_ring_advance() per batch); poll() only when the ring is
  *           empty, and twheel_ring_flush() if TWHEEL_RING_OVERFLOW is raised
  *
- * The burst mode (twheel-ubench burst N) uses the same ring and consumer.
+ * Its burst (twheel-ubench burst N twheel_ring) uses the same ring and
+ * consumer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,8 +31,6 @@
 #include "ubench.h"
 
 #define RG_MIN_ENTRIES	64U
-#define RG_BURST_LEAD	2000000000ULL	/* burst: arm 2 s before the deadline */
-#define RG_BURST_WAIT	30000000000ULL	/* burst: give up 30 s after it */
 
 struct rg_state {
 	struct twheel		*tw;
@@ -216,102 +215,53 @@ const struct ub_peer ub_peer_twheel_ring = {
 	.describe	= rg_describe,
 };
 
-/* Burst: which slots were seen, and how often. */
-struct rg_burst {
-	unsigned long	n;
-	uint64_t	deadline;
-	uint8_t		*seen;		/* per slot, saturating */
-	unsigned long	distinct;	/* slots seen at least once */
-	unsigned long	dup;		/* records beyond the first of a slot */
-	unsigned long	bad;		/* slot, cookie or deadline wrong */
-	unsigned long	passes;		/* passes that found records */
-	unsigned long	sleeps;		/* poll() calls on an empty ring */
-};
-
 static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
 {
-	struct rg_burst *b = arg;
-
-	if (c->slot >= b->n || c->cookie != c->slot ||
-	    c->deadline != b->deadline) {
-		b->bad++;
-		return;
-	}
-	if (!b->seen[c->slot])
-		b->distinct++;
-	else
-		b->dup++;
-	if (b->seen[c->slot] < UINT8_MAX)
-		b->seen[c->slot]++;
+	ub_burst_saw(arg, c->slot, c->cookie, c->deadline);
 }
 
 /*
- * twheel-ubench burst N: N ring timers armed for one absolute deadline D
- * (RG_BURST_LEAD ahead), consumed as the twheel_ring peer consumes them.
- * drain_ms = (clock read right after the pass that saw the last record) - D,
- * first_ms the same for the first record; passes and sleeps: passes over a
- * ring that held records, poll() calls on an empty one;
- * early = records seen in a pass that ended before D; missing = slots never
- * seen within RG_BURST_WAIT; dup = records seen more than once for a slot
- * (also counted for 50 ms after the last one); bad = records with a slot,
- * cookie or deadline that was never armed.
+ * The twheel_ring burst (ubench_burst.c): one table of b->n slots, slot i
+ * armed for b->deadline with cookie i, in one twheel_submit(), consumed by
+ * the twheel_ring peer's passes.
  */
-int ub_burst_main(int argc, char **argv)
+void ub_burst_ring(struct ub_burst *b)
 {
-	struct rg_burst b = { };
 	struct rg_state *s;
-	unsigned long i, before, early = 0;
-	uint64_t *dl, t0, t1, now, first = 0, last = 0;
+	unsigned long i, before;
+	uint64_t *dl, t0, now;
 	long k;
 
-	if (argc != 3)
-		return 1;
-	b.n = strtoul(argv[2], NULL, 0);
-	if (!b.n || b.n > TWHEEL_TABLE_MAX_SLOTS)
-		return 1;
-	b.seen = ub_alloc(b.n, 1);
-	dl = ub_alloc(b.n, sizeof(*dl));
-	s = rg_open(b.n);
+	dl = ub_alloc(b->n, sizeof(*dl));
+	s = rg_open(b->n);
 	t0 = ub_now();
-	b.deadline = t0 + RG_BURST_LEAD;
-	for (i = 0; i < b.n; i++)
-		dl[i] = b.deadline;
-	rg_fill_arm(s, b.n, dl, 1, 0);
-	rg_submit(s, b.n, "TWHEEL_IOC_SUBMIT burst");
-	t1 = ub_now();
-	while (b.distinct < b.n) {
-		before = b.distinct + b.dup + b.bad;
-		k = rg_pass(s, rg_visit_burst, &b);
+	b->deadline = t0 + UB_BURST_LEAD;
+	for (i = 0; i < b->n; i++)
+		dl[i] = b->deadline;
+	rg_fill_arm(s, b->n, dl, 1, 0);
+	rg_submit(s, b->n, "TWHEEL_IOC_SUBMIT burst");
+	now = ub_now();
+	b->arm_ns = now - t0;
+	b->late_arm = now > b->deadline;
+	while (b->distinct < b->n) {
+		before = b->distinct + b->dup + b->bad;
+		k = rg_pass(s, rg_visit_burst, b);
 		now = ub_now();
 		if (k > 0) {
-			if (now < b.deadline)
-				early += b.distinct + b.dup + b.bad - before;
-			if (!first)
-				first = now;
-			last = now;
-			b.passes++;
+			ub_burst_pass(b, before, now);
 		} else if (k < 0) {
-			if (now > b.deadline + RG_BURST_WAIT)
+			if (now > b->deadline + UB_BURST_WAIT)
 				break;
-			b.sleeps++;
+			b->sleeps++;
 			/* until readiness: a timeout would add its own delay */
-			rg_sleep(s, (b.deadline + RG_BURST_WAIT - now) /
+			rg_sleep(s, (b->deadline + UB_BURST_WAIT - now) /
 				 1000000 + 1);
 		}
 	}
 	usleep(50000);
-	while (rg_pass(s, rg_visit_burst, &b) >= 0)
+	while (rg_pass(s, rg_visit_burst, b) >= 0)
 		;
-	printf("RESULT burst impl=twheel_ring n=%lu drain_ms=%.3f", b.n,
-	       last > b.deadline ? (double)(last - b.deadline) / 1e6 : 0.0);
-	printf(" first_ms=%.3f early=%lu missing=%lu dup=%lu bad=%lu",
-	       first > b.deadline ? (double)(first - b.deadline) / 1e6 : 0.0,
-	       early, b.n - b.distinct, b.dup, b.bad);
-	printf(" passes=%lu sleeps=%lu arm_ms=%.1f late_arm=%d %s\n",
-	       b.passes, b.sleeps, (double)(t1 - t0) / 1e6, t1 > b.deadline,
-	       s->desc);
+	memcpy(b->desc, s->desc, sizeof(b->desc));
 	rg_close(s);
 	free(dl);
-	free(b.seen);
-	return b.distinct == b.n && !early && !b.dup && !b.bad ? 0 : 3;
 }

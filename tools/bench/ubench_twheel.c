@@ -3,10 +3,12 @@
  * twheel-ubench peers twheel_single and twheel_batch: /dev/twheel with one
  * ioctl per timer, or TWHEEL_IOC_ARM_BATCH / TWHEEL_IOC_CANCEL_BATCH with up
  * to TWHEEL_BATCH_MAX entries per ioctl; delivery by read() of up to
- * UB_EVENTS events.
+ * UB_EVENTS events; and the twheel_batch burst.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -159,3 +161,61 @@ const struct ub_peer ub_peer_twheel_batch = {
 	.consume	= tw_consume,
 	.teardown	= tw_teardown,
 };
+
+/*
+ * The twheel_batch burst (ubench_burst.c): b->n ABI 1 timers armed for
+ * b->deadline (absolute, CLOCK_MONOTONIC, cookie i) with
+ * TWHEEL_IOC_ARM_BATCH, consumed by read() of up to UB_EVENTS events, as
+ * the twheel_batch peer does; poll() only when no event is ready.
+ */
+void ub_burst_abi1(struct ub_burst *b)
+{
+	static struct twheel_event ev[UB_EVENTS];
+	struct ub_run r = { .n = b->n, .abs = 1 };
+	struct pollfd pfd = { .events = POLLIN };
+	unsigned long i, before;
+	struct tw_state *s;
+	uint64_t t0, now;
+	ssize_t got, j;
+
+	r.dl = ub_alloc(b->n, sizeof(*r.dl));
+	tw_setup(&r, 1);
+	s = r.priv;
+	if (fcntl(s->fd, F_SETFL, O_NONBLOCK))
+		ub_die("O_NONBLOCK");
+	t0 = ub_now();
+	b->deadline = t0 + UB_BURST_LEAD;
+	for (i = 0; i < b->n; i++)
+		r.dl[i] = b->deadline;
+	tw_arm(&r);
+	now = ub_now();
+	b->arm_ns = now - t0;
+	b->late_arm = now > b->deadline;
+	pfd.fd = s->fd;
+	for (;;) {
+		before = b->distinct + b->dup + b->bad;
+		got = read(s->fd, ev, sizeof(ev));
+		now = ub_now();
+		for (j = 0; j < got / (ssize_t)sizeof(ev[0]); j++)
+			ub_burst_saw(b, ev[j].cookie, ev[j].cookie,
+				     ev[j].deadline);
+		if (got > 0) {
+			ub_burst_pass(b, before, now);
+			continue;
+		}
+		if (got < 0 && errno != EAGAIN)
+			ub_die("read " UB_DEV);
+		if (b->distinct >= b->n && b->last + 50000000ULL <= now)
+			break;
+		if (now > b->deadline + UB_BURST_WAIT)
+			break;
+		if (b->distinct < b->n)
+			b->sleeps++;
+		/* until readiness; after the last record, 50 ms for a dup */
+		poll(&pfd, 1, b->distinct < b->n ?
+		     (b->deadline + UB_BURST_WAIT - now) / 1000000 + 1 : 50);
+	}
+	snprintf(b->desc, sizeof(b->desc), "abi=1 read_events=%u", UB_EVENTS);
+	tw_teardown(&r);
+	free(r.dl);
+}
