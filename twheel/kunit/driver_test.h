@@ -74,6 +74,10 @@ struct twt_set *twt_set_alloc(struct kunit *test, unsigned int n);
 int twt_one_arm(struct twt_one *t, u64 delta, int cpu);
 void twt_set_check(struct kunit *test, struct twt_set *set,
 		   unsigned int armed, bool any_cpu);
+/* Runs of a case whose lateness may be judged in any one of them. */
+#define TWT_WINDOWS	3
+bool twt_set_check_window(struct kunit *test, struct twt_set *set,
+			  unsigned int armed, bool any_cpu, bool last);
 struct twheel_base_snapshot;
 void twt_snapshot(struct kunit *test, int cpu,
 		  struct twheel_base_snapshot *snap);
