@@ -3,7 +3,7 @@
  * twheel-ubench burst N [IMPL]: N timers armed for one absolute deadline D
  * (UB_BURST_LEAD ahead) through twheel_ring (the default) or twheel_batch
  * (ABI 1: TWHEEL_IOC_ARM_BATCH, read()), consumed as that peer consumes
- * them, while a timerfd control (ubench_sampler.c) runs on another CPU.
+ * them, while a timerfd control (ubench_sampler.c) runs on the same CPU.
  *
  * drain_ms = (clock read right after the pass that saw the last record) - D,
  * first_ms the same for the first record; missing = timers never seen
@@ -11,11 +11,10 @@
  * counted for 50 ms after the last record). ctrl_ms = the control's worst
  * lateness over the samples due from 100 ms before D to the last record;
  * bound_ms = tick + 3 x ctrl_ms, the drain the burst is held to: what the
- * wheel adds (one tick) beside three times what the guest made any timer
- * wait in the same window.
+ * wheel adds (one tick) beside three times what a timer of another program
+ * on that CPU waited in the same window.
  */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <string.h>
 #include <linux/twheel.h>
 #include <twheel.h>
@@ -86,7 +85,6 @@ int ub_burst_main(int argc, char **argv)
 	struct ub_sampler *ctrl;
 	unsigned long samples;
 	uint64_t tick, worst;
-	int cpu = sched_getcpu();
 
 	if (argc < 3 || argc > 4)
 		return 1;
@@ -96,7 +94,7 @@ int ub_burst_main(int argc, char **argv)
 	ub_raise_limits(b.n);
 	tick = ub_tick_ns();
 	b.seen = ub_alloc(b.n, 1);
-	ctrl = ub_sampler_start(cpu < 0 ? 0 : cpu);
+	ctrl = ub_sampler_start();
 	if (!strcmp(impl, "twheel_ring"))
 		ub_burst_ring(&b);
 	else if (!strcmp(impl, "twheel_batch"))

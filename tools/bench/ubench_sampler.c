@@ -2,17 +2,17 @@
 /*
  * twheel-ubench: the control of the burst mode. A thread re-arms a
  * CLOCK_MONOTONIC timerfd every UB_SAMPLE_NS, for absolute deadlines on a
- * fixed grid, blocks in read() and notes how late each expiry was read: the
- * timer lateness any program of the guest saw in that window (host steal,
- * emulation, interrupts), measured beside the burst and not inside it. The
- * thread runs on another CPU than the burst (it must not compete with the
- * consumer for its CPU, which the burst's own figure already pays), with
- * the default policy, as a user's program would.
+ * fixed grid, blocks in read() and notes how late each expiry was read: how
+ * long the guest (host steal, emulation, interrupts) and the burst made a
+ * program's timer wait in that window, measured beside the burst and not
+ * inside it. The thread shares the burst's CPU
+ * (it inherits the process's affinity: the CPU whose tick and workers
+ * deliver the burst), with the default policy, as a user's other program
+ * on that CPU would.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,17 +59,14 @@ static void *ub_sampler_fn(void *arg)
 }
 
 /**
- * ub_sampler_start() - start the control beside a burst
- * @cpu: the burst's CPU; the sampler runs on another online one if there is
- *	 one
+ * ub_sampler_start() - start the control beside a burst, on this process's
+ * CPUs
  *
  * Return: the sampler, to be ended with ub_sampler_stop().
  */
-struct ub_sampler *ub_sampler_start(int cpu)
+struct ub_sampler *ub_sampler_start(void)
 {
 	struct ub_sampler *s = ub_alloc(1, sizeof(*s));
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t set;
 	int err;
 
 	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
@@ -79,12 +76,6 @@ struct ub_sampler *ub_sampler_start(int cpu)
 	if (err) {
 		errno = err;
 		ub_die("pthread_create");
-	}
-	if (ncpu > 1) {
-		CPU_ZERO(&set);
-		CPU_SET((cpu + 1) % ncpu, &set);
-		/* Best effort: an offline CPU leaves it where it is. */
-		pthread_setaffinity_np(s->thread, sizeof(set), &set);
 	}
 	return s;
 }
