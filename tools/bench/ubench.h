@@ -184,7 +184,7 @@ void ub_burst_ring(struct ub_burst *b);
 void ub_burst_abi1(struct ub_burst *b);
 
 struct ub_sampler;
-struct ub_sampler *ub_sampler_start(void);
+struct ub_sampler *ub_sampler_start(int cpu);
 uint64_t ub_sampler_stop(struct ub_sampler *s, uint64_t from, uint64_t to,
 			 unsigned long *nr);
 

@@ -3,19 +3,25 @@
  * twheel-ubench burst N [IMPL]: N timers armed for one absolute deadline D
  * (UB_BURST_LEAD ahead) through twheel_ring (the default) or twheel_batch
  * (ABI 1: TWHEEL_IOC_ARM_BATCH, read()), consumed as that peer consumes
- * them, while a timerfd control (ubench_sampler.c) runs on the same CPU.
+ * them, beside two timerfd controls (ubench_sampler.c): one on another
+ * CPU, one on the burst's.
  *
  * drain_ms = (clock read right after the pass that saw the last record) - D,
  * first_ms the same for the first record; missing = timers never seen
  * within UB_BURST_WAIT; early, dup, bad: struct ub_burst (dup and bad also
- * counted for 50 ms after the last record). ctrl_ms = the control's worst
- * lateness over the samples due from 100 ms before D to the last record;
- * bound_ms = tick + 3 x ctrl_ms, the drain the burst is held to: what the
- * wheel adds (one tick) beside three times what a timer of another program
- * on that CPU waited in the same window.
+ * counted for 50 ms after the last record). ctrl_ms = the worst lateness of
+ * the control on another CPU over its samples due from 100 ms before D to
+ * the last record, ctrl_same_ms the same for the control on the burst's
+ * CPU; bound_ms = tick + 3 x ctrl_ms, the drain the burst is held to: what
+ * the wheel adds (one tick) beside three times what the guest made any
+ * timer wait in the same window. The bound takes the other CPU's control:
+ * the burst's own CPU is busy with the burst, and a burst that starved its
+ * neighbour there would widen its own bound.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/twheel.h>
 #include <twheel.h>
 
@@ -82,9 +88,11 @@ int ub_burst_main(int argc, char **argv)
 {
 	const char *impl = argc > 3 ? argv[3] : "twheel_ring";
 	struct ub_burst b = { };
-	struct ub_sampler *ctrl;
-	unsigned long samples;
-	uint64_t tick, worst;
+	struct ub_sampler *ctrl, *same;
+	unsigned long samples, same_samples;
+	uint64_t tick, worst, worst_same, to;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = sched_getcpu();
 
 	if (argc < 3 || argc > 4)
 		return 1;
@@ -94,16 +102,21 @@ int ub_burst_main(int argc, char **argv)
 	ub_raise_limits(b.n);
 	tick = ub_tick_ns();
 	b.seen = ub_alloc(b.n, 1);
-	ctrl = ub_sampler_start();
+	if (cpu < 0 || ncpu < 2)
+		ub_die("burst: needs two online CPUs");
+	ctrl = ub_sampler_start((cpu + 1) % ncpu);
+	same = ub_sampler_start(cpu);
 	if (!strcmp(impl, "twheel_ring"))
 		ub_burst_ring(&b);
 	else if (!strcmp(impl, "twheel_batch"))
 		ub_burst_abi1(&b);
 	else
 		ub_die("burst: no peer %s (twheel_ring, twheel_batch)", impl);
-	worst = ub_sampler_stop(ctrl, b.deadline - UB_CTRL_BEFORE,
-				b.last > b.deadline ? b.last : b.deadline,
+	to = b.last > b.deadline ? b.last : b.deadline;
+	worst = ub_sampler_stop(ctrl, b.deadline - UB_CTRL_BEFORE, to,
 				&samples);
+	worst_same = ub_sampler_stop(same, b.deadline - UB_CTRL_BEFORE, to,
+				     &same_samples);
 
 	printf("RESULT burst impl=%s n=%lu drain_ms=%.3f", impl, b.n,
 	       ub_ms_after(b.last, b.deadline));
@@ -112,6 +125,8 @@ int ub_burst_main(int argc, char **argv)
 	       b.dup, b.bad);
 	printf(" tick_ms=%.3f ctrl_ms=%.3f ctrl_samples=%lu bound_ms=%.3f",
 	       tick / 1e6, worst / 1e6, samples, (tick + 3 * worst) / 1e6);
+	printf(" ctrl_same_ms=%.3f ctrl_same_samples=%lu", worst_same / 1e6,
+	       same_samples);
 	printf(" passes=%lu sleeps=%lu arm_ms=%.1f late_arm=%d %s\n",
 	       b.passes, b.sleeps, b.arm_ns / 1e6, b.late_arm, b.desc);
 	free(b.seen);

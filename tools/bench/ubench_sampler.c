@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel-ubench: the control of the burst mode. A thread re-arms a
+ * twheel-ubench: the controls of the burst mode. A thread re-arms a
  * CLOCK_MONOTONIC timerfd every UB_SAMPLE_NS, for absolute deadlines on a
  * fixed grid, blocks in read() and notes how late each expiry was read: how
- * long the guest (host steal, emulation, interrupts) and the burst made a
- * program's timer wait in that window, measured beside the burst and not
- * inside it. The thread shares the burst's CPU
- * (it inherits the process's affinity: the CPU whose tick and workers
- * deliver the burst), with the default policy, as a user's other program
- * on that CPU would.
+ * long a program's timer waited in that window, measured beside the burst
+ * and not inside it. With the default policy, as a user's program. On
+ * another CPU than the burst it sees what the guest (host steal, emulation,
+ * interrupts) made any timer wait; on the burst's own CPU, what the burst
+ * made a neighbour there wait besides.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,14 +59,15 @@ static void *ub_sampler_fn(void *arg)
 }
 
 /**
- * ub_sampler_start() - start the control beside a burst, on this process's
- * CPUs
+ * ub_sampler_start() - start a control beside a burst
+ * @cpu: the CPU it runs on; -1: the process's CPUs (it inherits them)
  *
  * Return: the sampler, to be ended with ub_sampler_stop().
  */
-struct ub_sampler *ub_sampler_start(void)
+struct ub_sampler *ub_sampler_start(int cpu)
 {
 	struct ub_sampler *s = ub_alloc(1, sizeof(*s));
+	cpu_set_t set;
 	int err;
 
 	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
@@ -76,6 +77,15 @@ struct ub_sampler *ub_sampler_start(void)
 	if (err) {
 		errno = err;
 		ub_die("pthread_create");
+	}
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		err = pthread_setaffinity_np(s->thread, sizeof(set), &set);
+		if (err) {
+			errno = err;
+			ub_die("pthread_setaffinity_np %d", cpu);
+		}
 	}
 	return s;
 }
