@@ -60,7 +60,7 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
 void tw_work_fn(struct work_struct *work);
-void tw_kick(struct twheel_base *base, int cpu);
+struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
 static inline struct twheel_base *tw_base(unsigned int cpu)
 {
@@ -204,6 +204,32 @@ static inline void tw_fq_add(struct twheel_base *base, struct twheel_timer *t)
 }
 
 /*
+ * Append the chain @first .. @last of @nr expired timers (linked by
+ * node.entry, @first's pprev and @last's next not yet set; all of them of
+ * queue @fq) to @fq on @base, which joins the round-robin list if it was
+ * empty: O(1) whatever @nr, as tw_fq_add() of each in turn leaves it.
+ * Base lock held.
+ */
+static inline void tw_fq_splice(struct twheel_base *base, struct tw_fq *fq,
+				struct hlist_node *first,
+				struct hlist_node *last, unsigned long nr)
+{
+	last->next = NULL;
+	if (fq->last) {
+		fq->last->next = first;
+		first->pprev = &fq->last->next;
+	} else {
+		fq->head.first = first;
+		first->pprev = &fq->head.first;
+		/* A held queue joins the list when its runner is done. */
+		if (!fq->held)
+			list_add_tail(&fq->link, &base->fq_active);
+	}
+	fq->last = last;
+	base->nr_expired += nr;
+}
+
+/*
  * Take expired @t off its queue on @base, wherever it is in it: O(1) (the
  * node before @t, if any, is the one whose @next its @pprev points to).
  * Base lock held.
@@ -237,7 +263,8 @@ static inline struct twheel_timer *tw_fq_take(struct twheel_base *base)
 		return NULL;
 	t = hlist_entry(fq->head.first, struct twheel_timer, node.entry);
 	tw_fq_del(base, t);
-	if (fq->last)
+	/* Alone on the list (one group has expired timers): it stays. */
+	if (fq->last && !list_is_last(&fq->link, &base->fq_active))
 		list_move_tail(&fq->link, &base->fq_active);
 	return t;
 }
