@@ -251,22 +251,34 @@ static inline void tw_fq_del(struct twheel_base *base, struct twheel_timer *t)
 /*
  * The next expired timer of @base to run, off its queue, or NULL: the
  * oldest of the queue at the head of the round-robin list, which then goes
- * to its tail. Base lock held.
+ * to its tail (unless it is alone there). What tw_fq_del() does, for the
+ * head of the queue. Base lock held.
  */
 static inline struct twheel_timer *tw_fq_take(struct twheel_base *base)
 {
-	struct twheel_timer *t;
+	struct hlist_node *n, *next;
 	struct tw_fq *fq;
 
 	fq = list_first_entry_or_null(&base->fq_active, struct tw_fq, link);
 	if (!fq)
 		return NULL;
-	t = hlist_entry(fq->head.first, struct twheel_timer, node.entry);
-	tw_fq_del(base, t);
-	/* Alone on the list (one group has expired timers): it stays. */
-	if (fq->last && !list_is_last(&fq->link, &base->fq_active))
-		list_move_tail(&fq->link, &base->fq_active);
-	return t;
+	n = fq->head.first;
+	next = n->next;
+	fq->head.first = next;
+	n->next = NULL;
+	n->pprev = NULL;
+	base->nr_expired--;
+	if (next) {
+		next->pprev = &fq->head.first;
+		/* Alone on the list (one group has expired timers): it stays. */
+		if (!list_is_last(&fq->link, &base->fq_active))
+			list_move_tail(&fq->link, &base->fq_active);
+	} else {
+		fq->last = NULL;
+		/* On @fq_active: not held. */
+		list_del_init(&fq->link);
+	}
+	return hlist_entry(n, struct twheel_timer, node.entry);
 }
 
 /*
