@@ -488,13 +488,13 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
 }
 
 /*
- * Count the @nr callbacks a runner ran since it last counted, all with
- * lateness @late (see tw_work_fn()).
+ * Count the @nr callbacks a runner ran since it last counted, all of timers
+ * due at @deadline and started after the clock read @now (see tw_work_fn()).
  */
-static inline void tw_count(unsigned long *nr, u64 late)
+static inline void tw_count(unsigned long *nr, u64 deadline, u64 now)
 {
 	if (*nr) {
-		twheel_stat_callbacks(*nr, late);
+		twheel_stat_callbacks(*nr, now > deadline ? now - deadline : 0);
 		*nr = 0;
 	}
 }
@@ -513,7 +513,7 @@ static inline void tw_count(unsigned long *nr, u64 late)
  * TW_CLOCK_BATCH callbacks. The lateness of a callback is counted from that
  * read (so it is short by at most the group's earlier callbacks), and
  * cb_max_ns is the longest group. Callbacks are counted (callbacks, the
- * lateness histogram) once per run of one lateness within a group, the
+ * lateness histogram) once per run of one deadline within a group, the
  * common case being timers of one deadline: the counters lag by at most
  * one group of callbacks, and by none once the runner is done.
  */
@@ -526,7 +526,7 @@ void tw_work_fn(struct work_struct *work)
 	unsigned int group = 0;
 	struct twheel_timer *t;
 	twheel_func_t func;
-	u64 deadline, now, end, next, late = 0, l;
+	u64 deadline, now, end, next, cdl = 0;
 	bool periodic, wake, read;
 
 	now = tw_clock_ns();
@@ -542,6 +542,7 @@ void tw_work_fn(struct work_struct *work)
 			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				twheel_hook(TWHEEL_HOOK_runner_pass);
+				tw_count(&counted, cdl, now);
 				cond_resched();
 				now = tw_clock_ns();
 				group = 0;
@@ -582,14 +583,14 @@ void tw_work_fn(struct work_struct *work)
 		lock_map_release(&twheel_callback_map);
 		read = periodic || ++group >= TW_CLOCK_BATCH;
 		end = read ? tw_clock_ns() : now;
-		l = now > deadline ? now - deadline : 0;
-		if (l != late) {
-			tw_count(&counted, late);
-			late = l;
+		/* @counted: callbacks of timers due at @cdl, since @now. */
+		if (deadline != cdl) {
+			tw_count(&counted, cdl, now);
+			cdl = deadline;
 		}
 		counted++;
 		if (read) {
-			tw_count(&counted, late);
+			tw_count(&counted, cdl, now);
 			twheel_stat_max(raw_cpu_ptr(&twheel_stats.cb_max_ns),
 					end - now);
 			now = end;
@@ -612,14 +613,14 @@ void tw_work_fn(struct work_struct *work)
 			raw_spin_unlock_irq(&base->lock);
 			if (wake)
 				wake_up(&base->waitq);
-			tw_count(&counted, late);
+			tw_count(&counted, cdl, now);
 			cond_resched();
 			now = tw_clock_ns();
 			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}
 	}
-	tw_count(&counted, late);
+	tw_count(&counted, cdl, now);
 	r->state = TW_RUNNER_IDLE;
 	raw_spin_unlock_irq(&base->lock);
 }

@@ -313,10 +313,12 @@ static inline struct twheel_timer *tw_fq_take_any(struct twheel_base *base)
 static inline void tw_fq_hold(struct twheel_base *base, struct tw_runner *r,
 			      struct twheel_timer *t)
 {
-	struct tw_fq *fq = tw_fq_of(base, t);
+	struct tw_fq *fq;
 
-	if (fq == &base->fq[0])
+	/* Queue 0: tw_fq_of() is &base->fq[0]. */
+	if (!(t->node.group & (TW_FAIR_QUEUES - 1)))
 		return;
+	fq = tw_fq_of(base, t);
 	fq->held = true;
 	/* Off @fq_active if it has more timers, else off no list. */
 	list_move_tail(&fq->link, &base->fq_held);
