@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel per-CPU driver: the bases' storage and geometry, the locking of
- * two bases, and a timer's set-up (before it belongs to any base). The
+ * two bases, the kick of a runner, and a timer's set-up (before it
+ * belongs to any base). The
  * design is described in base.h, the files of the driver in base_int.h,
  * the wheel itself in wheel.h.
  */
@@ -20,6 +21,7 @@
 #include "base.h"
 #include "base_int.h"
 #include "compat.h"
+#include "stats.h"
 #include "testhooks.h"
 
 DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
@@ -119,6 +121,38 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_snapshot);
+
+/**
+ * tw_kick() - make sure a runner will look at @base's expired timers
+ * @base:	the base, locked
+ * @cpu:	where to queue a runner (the base's CPU while it is online)
+ *
+ * Nothing to do if a runner is queued or looking already. Otherwise an
+ * idle runner is queued; if every runner is busy in a callback, the first
+ * to return looks.
+ *
+ * Return: the runner that is queued or looking now, or NULL if every
+ * runner is busy. Until that one runs, it stays so (TW_RUNNER_LOOKING):
+ * a caller that keeps it need not call again while it is.
+ */
+struct tw_runner *tw_kick(struct twheel_base *base, int cpu)
+{
+	struct tw_runner *idle = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TW_RUNNERS; i++) {
+		if (base->runner[i].state == TW_RUNNER_LOOKING)
+			return &base->runner[i];
+		if (base->runner[i].state == TW_RUNNER_IDLE && !idle)
+			idle = &base->runner[i];
+	}
+	if (!idle)
+		return NULL;
+	idle->state = TW_RUNNER_LOOKING;
+	queue_work_on(cpu, twheel_wq, &idle->work);
+	twheel_stat_inc(runner_kicks);
+	return idle;
+}
 
 /*
  * The problems of queue @fq of @base (locked): a timer not expired or of

@@ -200,38 +200,6 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 	return next;
 }
 
-/**
- * tw_kick() - make sure a runner will look at @base's expired timers
- * @base:	the base, locked
- * @cpu:	where to queue a runner (the base's CPU while it is online)
- *
- * Nothing to do if a runner is queued or looking already. Otherwise an
- * idle runner is queued; if every runner is busy in a callback, the first
- * to return looks.
- *
- * Return: the runner that is queued or looking now, or NULL if every
- * runner is busy. Until that one runs, it stays so (TW_RUNNER_LOOKING):
- * a caller that keeps it need not call again while it is.
- */
-struct tw_runner *tw_kick(struct twheel_base *base, int cpu)
-{
-	struct tw_runner *idle = NULL;
-	unsigned int i;
-
-	for (i = 0; i < TW_RUNNERS; i++) {
-		if (base->runner[i].state == TW_RUNNER_LOOKING)
-			return &base->runner[i];
-		if (base->runner[i].state == TW_RUNNER_IDLE && !idle)
-			idle = &base->runner[i];
-	}
-	if (!idle)
-		return NULL;
-	idle->state = TW_RUNNER_LOOKING;
-	queue_work_on(cpu, twheel_wq, &idle->work);
-	twheel_stat_inc(runner_kicks);
-	return idle;
-}
-
 /* Where @base's runners go: its CPU, or this one once it went down. */
 static int tw_runner_cpu(struct twheel_base *base)
 {

@@ -3,7 +3,7 @@
  * twheel per-CPU driver internals, shared by its files (design in base.h):
  *
  *   base.c          the bases' storage and geometry, locking two bases,
- *                   a timer's set-up and group
+ *                   the kick of a runner, a timer's set-up and group
  *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
  *   base_arm.c      the in-kernel API: arm, cancel, cancel_sync, query;
  *                   batches
@@ -41,6 +41,7 @@ void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	__releases(&a->lock) __releases(&b->lock);
 int tw_fallback_cpu(unsigned int from);
+struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
 /* base_expire.c */
 #ifdef CONFIG_LOCKDEP
@@ -60,7 +61,6 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
 void tw_work_fn(struct work_struct *work);
-struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
 static inline struct twheel_base *tw_base(unsigned int cpu)
 {
