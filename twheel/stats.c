@@ -60,17 +60,22 @@ static unsigned int twheel_lat_bucket(u64 late_ns)
 }
 
 /**
- * twheel_stat_latency() - account the lateness of one callback
- * @late_ns:	callback start minus the timer's deadline, in ns (0 if on time)
+ * twheel_stat_callbacks() - account callbacks and their lateness
+ * @nr:		callbacks
+ * @late_ns:	lateness of each of them: callback start minus the timer's
+ *		deadline, in ns (0 if on time)
  *
- * Counts @late_ns in the log2 histogram (bucket i holds [2^(i-1), 2^i) us,
- * bucket 0 less than 1 us, the last bucket everything above) of the local
- * CPU and raises the local lateness maximum.
+ * Adds @nr to the callbacks counter and to the log2 lateness histogram
+ * (bucket i holds [2^(i-1), 2^i) us, bucket 0 less than 1 us, the last
+ * bucket everything above) of the local CPU, and raises the local lateness
+ * maximum: once for a run of callbacks of one lateness (a runner's timers
+ * of one deadline started after one clock read), not once per callback.
  *
  * Context: any context; preemption may be enabled.
  */
-void twheel_stat_latency(u64 late_ns)
+void twheel_stat_callbacks(unsigned long nr, u64 late_ns)
 {
-	this_cpu_inc(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)]);
+	this_cpu_add(twheel_stats.callbacks, nr);
+	this_cpu_add(twheel_stats.lat_hist[twheel_lat_bucket(late_ns)], nr);
 	twheel_stat_max(raw_cpu_ptr(&twheel_stats.lat_max_ns), late_ns);
 }

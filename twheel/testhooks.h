@@ -34,6 +34,7 @@ struct twheel_base_snapshot {
 };
 
 int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap);
+int twheel_base_check_queues(int cpu);
 
 /*
  * Delay hooks: test-only points where a race window is widened on demand.

@@ -122,6 +122,18 @@ static inline void tw_hash(struct tw_wheel *w, struct tw_node *n, u64 e,
 	n->bucket = b;
 }
 
+/* tw_hash() of @n into bucket @idx of level 0, without a hint. */
+static inline void tw_hash0(struct tw_wheel *w, struct tw_node *n,
+			    unsigned long idx)
+{
+	struct hlist_head *head = &w->buckets[idx];
+
+	if (hlist_empty(head))
+		w->bitmap[0] |= BIT(idx);
+	hlist_add_head(&n->entry, head);
+	n->bucket = idx;
+}
+
 /*
  * Put @n on the overflow list, which comes due for it at the first tick of
  * its deadline's top-level turn.
@@ -294,6 +306,20 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 	 * this bucket (each goes strictly lower, never to the overflow list),
 	 * and the rest is relinked at the end if the budget ran out.
 	 */
+	if (lvl == 1) {
+		/*
+		 * A level-1 bucket spans one turn of level 0, which starts at
+		 * the clock: each node goes to level 0's bucket of its tick,
+		 * with no level to look up (and no next tick to lower).
+		 */
+		for (; pos && left; left--) {
+			next = pos->next;
+			n = hlist_entry(pos, struct tw_node, entry);
+			most = max_t(unsigned int, most, ++n->cascades);
+			tw_hash0(w, n, n->expires & w->mask);
+			pos = next;
+		}
+	}
 	for (; pos && left; left--) {
 		next = pos->next;
 		n = hlist_entry(pos, struct tw_node, entry);

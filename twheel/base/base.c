@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel per-CPU driver: the bases' storage and geometry, the locking of
- * two bases, and a timer's set-up (before it belongs to any base). The
+ * two bases, the kick of a runner, and a timer's set-up (before it
+ * belongs to any base). The
  * design is described in base.h, the files of the driver in base_int.h,
  * the wheel itself in wheel.h.
  */
@@ -10,6 +11,8 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/sched/isolation.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
@@ -18,6 +21,7 @@
 #include "base.h"
 #include "base_int.h"
 #include "compat.h"
+#include "stats.h"
 #include "testhooks.h"
 
 DEFINE_PER_CPU(struct twheel_base *, twheel_base_ptr);
@@ -117,6 +121,117 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_snapshot);
+
+/**
+ * tw_kick() - make sure a runner will look at @base's expired timers
+ * @base:	the base, locked
+ * @cpu:	where to queue a runner (the base's CPU while it is online)
+ *
+ * Nothing to do if a runner is queued or looking already. Otherwise an
+ * idle runner is queued; if every runner is busy in a callback, the first
+ * to return looks.
+ *
+ * Return: the runner that is queued or looking now, or NULL if every
+ * runner is busy. Until that one runs, it stays so (TW_RUNNER_LOOKING):
+ * a caller that keeps it need not call again while it is.
+ */
+struct tw_runner *tw_kick(struct twheel_base *base, int cpu)
+{
+	struct tw_runner *idle = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TW_RUNNERS; i++) {
+		if (base->runner[i].state == TW_RUNNER_LOOKING)
+			return &base->runner[i];
+		if (base->runner[i].state == TW_RUNNER_IDLE && !idle)
+			idle = &base->runner[i];
+	}
+	if (!idle)
+		return NULL;
+	idle->state = TW_RUNNER_LOOKING;
+	queue_work_on(cpu, twheel_wq, &idle->work);
+	twheel_stat_inc(runner_kicks);
+	return idle;
+}
+
+/*
+ * The problems of queue @fq of @base (locked): a timer not expired or of
+ * another queue, a link that does not point back, @last not the last
+ * timer, the round-robin list or @held disagreeing with it. Adds its
+ * timers to *@nr.
+ */
+static int tw_check_fq(struct twheel_base *base, struct tw_fq *fq,
+		       unsigned long *nr)
+{
+	struct hlist_node **prev = &fq->head.first, *pos, *last = NULL;
+	unsigned long n = 0;
+	int bad = 0;
+
+	for (pos = fq->head.first; pos; pos = pos->next) {
+		struct twheel_timer *t = hlist_entry(pos, struct twheel_timer,
+						     node.entry);
+
+		bad += pos->pprev != prev;
+		bad += t->state != TWHEEL_EXPIRED;
+		bad += tw_fq_of(base, t) != fq;
+		prev = &pos->next;
+		last = pos;
+		/* A cycle: stop. */
+		if (++n > base->nr_expired) {
+			bad++;
+			break;
+		}
+	}
+	bad += fq->last != last;
+	/* Listed on @fq_held while held, on @fq_active while it has timers. */
+	if (fq->held)
+		bad += list_empty(&fq->link);
+	else
+		bad += !!last == list_empty(&fq->link);
+	*nr += n;
+	return bad;
+}
+
+/**
+ * twheel_base_check_queues() - check the expired timers of one CPU's base
+ * @cpu:	a possible CPU
+ *
+ * Walks every queue of expired timers (struct tw_fq) under the base lock
+ * and checks what the runners and a cancel rely on: each timer is EXPIRED
+ * and on its own group's queue, each link points back to the one before,
+ * a queue's @last is its last timer, a queue is on the round-robin list
+ * exactly when it has timers and no runner holds it, and the timers add up
+ * to the base's count of expired timers.
+ *
+ * Return: the number of expired timers, -ERANGE if @cpu is not a possible
+ * CPU, -EUCLEAN if anything is wrong.
+ */
+int twheel_base_check_queues(int cpu)
+{
+	struct twheel_base *base;
+	unsigned long flags, nr = 0;
+	unsigned int i, active = 0, want = 0;
+	struct tw_fq *fq;
+	int bad = 0;
+
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -ERANGE;
+	base = tw_base(cpu);
+	raw_spin_lock_irqsave(&base->lock, flags);
+	for (i = 0; i < TW_FAIR_QUEUES; i++) {
+		bad += tw_check_fq(base, &base->fq[i], &nr);
+		want += base->fq[i].last && !base->fq[i].held;
+	}
+	list_for_each_entry(fq, &base->fq_active, link) {
+		bad += !fq->last || fq->held;
+		if (++active > TW_FAIR_QUEUES)
+			break;
+	}
+	bad += active != want || nr != base->nr_expired;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return bad ? -EUCLEAN : (int)min_t(unsigned long, nr, INT_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_base_check_queues);
 
 /**
  * twheel_levels() - number of levels of every wheel

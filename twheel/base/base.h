@@ -181,14 +181,20 @@
  *    the timer went idle); otherwise one lock, an inline O(1) unlink, and the
  *    tick hrtimer is cancelled only when the wheel became empty.
  *  - Expiry, per timer: a cascade for each level above 0 it passes
- *    through; in the tick's pass a splice of its bucket into the batch,
- *    its state and an append to its group's queue (a tail pointer, the
- *    queue's link on the round-robin list if it was empty); in a runner
- *    the move of its queue to the tail of that list, one hold of the base
- *    lock (take the timer, mark it running, and after its callback clear
- *    that), no memory barrier (cancel_sync's waiters are counted under the
- *    lock), a clock read per TW_CLOCK_BATCH callbacks (and after each
- *    periodic one), and a prefetch of the next timer. Per pass of
+ *    through (from level 1 without a level lookup); in the tick's pass a
+ *    splice of its bucket into the batch, then one walk that sets its
+ *    state, with each run of consecutive timers of one queue (the whole
+ *    batch when only group 0's timers expire) spliced onto that queue's
+ *    tail at once (tw_fq_splice(): the queue's link on the round-robin
+ *    list if it was empty); in a runner the move of its queue to the tail
+ *    of that list (none while the queue is alone there), one hold of the
+ *    base lock (take the timer off its queue's head, mark it running, and
+ *    after its callback clear that), no memory barrier (cancel_sync's
+ *    waiters are counted under the lock), a look for another runner only
+ *    once the one it queued before has stopped looking, a clock read and
+ *    the callback counters (callbacks, lateness) per TW_CLOCK_BATCH
+ *    callbacks (and after each periodic one; the counters per run of one
+ *    lateness), and a prefetch of the next timer. Per pass of
  *    TW_PASS_BUDGET timers: one clock read, before the base lock is taken
  *    (so never with interrupts off on PREEMPT_RT, where the tick runs in a
  *    thread), and two local_clock() reads that time the pass for debugfs

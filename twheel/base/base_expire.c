@@ -200,33 +200,6 @@ u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end)
 	return next;
 }
 
-/**
- * tw_kick() - make sure a runner will look at @base's expired timers
- * @base:	the base, locked
- * @cpu:	where to queue a runner (the base's CPU while it is online)
- *
- * Nothing to do if a runner is queued or looking already. Otherwise an
- * idle runner is queued; if every runner is busy in a callback, the first
- * to return looks.
- */
-void tw_kick(struct twheel_base *base, int cpu)
-{
-	struct tw_runner *idle = NULL;
-	unsigned int i;
-
-	for (i = 0; i < TW_RUNNERS; i++) {
-		if (base->runner[i].state == TW_RUNNER_LOOKING)
-			return;
-		if (base->runner[i].state == TW_RUNNER_IDLE && !idle)
-			idle = &base->runner[i];
-	}
-	if (!idle)
-		return;
-	idle->state = TW_RUNNER_LOOKING;
-	queue_work_on(cpu, twheel_wq, &idle->work);
-	twheel_stat_inc(runner_kicks);
-}
-
 /* Where @base's runners go: its CPU, or this one once it went down. */
 static int tw_runner_cpu(struct twheel_base *base)
 {
@@ -245,8 +218,7 @@ static void tw_expire_tick(struct twheel_base *base, struct twheel_timer *t,
 
 	WRITE_ONCE(t->state, TWHEEL_IDLE);
 	trace_twheel_expire(t, base->cpu, deadline, now);
-	twheel_stat_inc(callbacks);
-	twheel_stat_latency(now > deadline ? now - deadline : 0);
+	twheel_stat_callbacks(1, now > deadline ? now - deadline : 0);
 	t->func(t);
 	if (t->mode == TWHEEL_MODE_ONESHOT)
 		return;
@@ -255,31 +227,61 @@ static void tw_expire_tick(struct twheel_base *base, struct twheel_timer *t,
 }
 
 /*
- * Expire @batch, taken off @base's wheel at tick-clock time @now (ns): call
- * the callbacks of TWHEEL_TIMER_TICK timers here, under the base lock (and
- * re-arm the periodic ones, lowering *@next to their tick), hand the others
- * to @base's runners: each is appended to its group's queue, in order (see
- * "Fairness" in base.h). Base lock held, interrupts off; O(nodes on
- * @batch), which the caller bounds.
+ * Expire @batch, @n timers taken off @base's wheel at tick-clock time @now
+ * (ns): call the callbacks of TWHEEL_TIMER_TICK timers here, under the base
+ * lock (and re-arm the periodic ones, lowering *@next to their tick), hand
+ * the others to @base's runners, in order, each at the tail of its group's
+ * queue (see "Fairness" in base.h). One walk: each timer's state is set
+ * and its queue looked up, and each run of consecutive timers of one queue
+ * (the whole batch when only group 0's timers expire, the common case) is
+ * spliced onto that queue's tail as it is, with no unlink and relink of
+ * each. Base lock held, interrupts off; O(@n), which the caller bounds.
  */
 static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 		      unsigned long n, u64 now, u64 *next)
 {
+	struct hlist_node *pos, *nxt, *first = NULL, *last = NULL;
+	struct tw_fq *fq = NULL, *tfq;
 	struct twheel_timer *t;
-	struct hlist_node *tmp;
+	unsigned long nr = 0;
 	bool queued = false;
 
 	twheel_stat_add(expired, n);
-	hlist_for_each_entry_safe(t, tmp, batch, node.entry) {
-		hlist_del(&t->node.entry);
-		if (likely(!(t->node.flags & TW_NODE_TICK))) {
-			WRITE_ONCE(t->state, TWHEEL_EXPIRED);
-			tw_fq_add(base, t);
-			queued = true;
+	/* @batch is used up: its head is not kept up to date. */
+	for (pos = batch->first; pos; pos = nxt) {
+		nxt = pos->next;
+		t = hlist_entry(pos, struct twheel_timer, node.entry);
+		if (unlikely(t->node.flags & TW_NODE_TICK)) {
+			if (first)
+				tw_fq_splice(base, fq, first, last, nr);
+			first = NULL;
+			fq = NULL;
+			/*
+			 * Its callback cannot touch the timers after it (they
+			 * are this base's, whose lock is held).
+			 */
+			INIT_HLIST_NODE(pos);
+			tw_expire_tick(base, t, now, next);
 			continue;
 		}
-		tw_expire_tick(base, t, now, next);
+		WRITE_ONCE(t->state, TWHEEL_EXPIRED);
+		tfq = tw_fq_of(base, t);
+		if (likely(tfq == fq)) {
+			last = pos;
+			nr++;
+			continue;
+		}
+		/* The first of a run. */
+		if (first)
+			tw_fq_splice(base, fq, first, last, nr);
+		fq = tfq;
+		first = pos;
+		last = pos;
+		nr = 1;
+		queued = true;
 	}
+	if (first)
+		tw_fq_splice(base, fq, first, last, nr);
 	if (!queued)
 		return;
 	/*
@@ -454,6 +456,18 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
 }
 
 /*
+ * Count the @nr callbacks a runner ran since it last counted, all of timers
+ * due at @deadline and started after the clock read @now (see tw_work_fn()).
+ */
+static inline void tw_count(unsigned long *nr, u64 deadline, u64 now)
+{
+	if (*nr) {
+		twheel_stat_callbacks(*nr, now > deadline ? now - deadline : 0);
+		*nr = 0;
+	}
+}
+
+/*
  * A runner: finishes a pass that ran out of budget, then takes expired
  * timers one at a time and runs their callbacks with the base lock dropped,
  * until none is left. Before a callback it makes sure another runner is
@@ -466,16 +480,21 @@ static struct twheel_timer *tw_take(struct twheel_base *base)
  * (whose next deadline needs the time it returned: never early) and after
  * TW_CLOCK_BATCH callbacks. The lateness of a callback is counted from that
  * read (so it is short by at most the group's earlier callbacks), and
- * cb_max_ns is the longest group.
+ * cb_max_ns is the longest group. Callbacks are counted (callbacks, the
+ * lateness histogram) once per run of one deadline within a group, the
+ * common case being timers of one deadline: the counters lag by at most
+ * one group of callbacks, and by none once the runner is done.
  */
 void tw_work_fn(struct work_struct *work)
 {
 	struct tw_runner *r = container_of(work, struct tw_runner, work);
 	struct twheel_base *base = r->base;
+	struct tw_runner *other = NULL;
+	unsigned long counted = 0;
 	unsigned int group = 0;
 	struct twheel_timer *t;
 	twheel_func_t func;
-	u64 deadline, now, end, next;
+	u64 deadline, now, end, next, cdl = 0;
 	bool periodic, wake, read;
 
 	now = tw_clock_ns();
@@ -491,6 +510,7 @@ void tw_work_fn(struct work_struct *work)
 			if (tw_run_pass(base, now, &next)) {
 				raw_spin_unlock_irq(&base->lock);
 				twheel_hook(TWHEEL_HOOK_runner_pass);
+				tw_count(&counted, cdl, now);
 				cond_resched();
 				now = tw_clock_ns();
 				group = 0;
@@ -516,10 +536,12 @@ void tw_work_fn(struct work_struct *work)
 		r->state = TW_RUNNER_BUSY;
 		/*
 		 * Should this callback sleep, another runner takes over: if
-		 * timers of a queue no runner holds are waiting.
+		 * timers of a queue no runner holds are waiting. The one
+		 * found before is still queued if it is still looking.
 		 */
-		if (!list_empty(&base->fq_active))
-			tw_kick(base, tw_runner_cpu(base));
+		if (!list_empty(&base->fq_active) &&
+		    (!other || other->state != TW_RUNNER_LOOKING))
+			other = tw_kick(base, tw_runner_cpu(base));
 		raw_spin_unlock_irq(&base->lock);
 
 		/* From here on, a one-shot @t may be freed by its callback. */
@@ -529,16 +551,21 @@ void tw_work_fn(struct work_struct *work)
 		lock_map_release(&twheel_callback_map);
 		read = periodic || ++group >= TW_CLOCK_BATCH;
 		end = read ? tw_clock_ns() : now;
-
-		raw_spin_lock_irq(&base->lock);
-		twheel_stat_inc(callbacks);
-		twheel_stat_latency(now > deadline ? now - deadline : 0);
+		/* @counted: callbacks of timers due at @cdl, since @now. */
+		if (deadline != cdl) {
+			tw_count(&counted, cdl, now);
+			cdl = deadline;
+		}
+		counted++;
 		if (read) {
-			twheel_stat_max(this_cpu_ptr(&twheel_stats.cb_max_ns),
+			tw_count(&counted, cdl, now);
+			twheel_stat_max(raw_cpu_ptr(&twheel_stats.cb_max_ns),
 					end - now);
 			now = end;
 			group = 0;
 		}
+
+		raw_spin_lock_irq(&base->lock);
 		if (periodic && !r->touched)
 			tw_defer(r, t, tw_next_deadline(t, deadline, end), -1);
 		/* Not r->touched alone: a one-shot @t may be freed by now. */
@@ -554,12 +581,14 @@ void tw_work_fn(struct work_struct *work)
 			raw_spin_unlock_irq(&base->lock);
 			if (wake)
 				wake_up(&base->waitq);
+			tw_count(&counted, cdl, now);
 			cond_resched();
 			now = tw_clock_ns();
 			group = 0;
 			raw_spin_lock_irq(&base->lock);
 		}
 	}
+	tw_count(&counted, cdl, now);
 	r->state = TW_RUNNER_IDLE;
 	raw_spin_unlock_irq(&base->lock);
 }

@@ -3,7 +3,7 @@
  * twheel per-CPU driver internals, shared by its files (design in base.h):
  *
  *   base.c          the bases' storage and geometry, locking two bases,
- *                   a timer's set-up and group
+ *                   the kick of a runner, a timer's set-up and group
  *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
  *   base_arm.c      the in-kernel API: arm, cancel, cancel_sync, query;
  *                   batches
@@ -41,6 +41,7 @@ void tw_lock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 	__releases(&a->lock) __releases(&b->lock);
 int tw_fallback_cpu(unsigned int from);
+struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
 /* base_expire.c */
 #ifdef CONFIG_LOCKDEP
@@ -60,7 +61,6 @@ void tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 u64 tw_next_deadline(struct twheel_timer *t, u64 deadline, u64 end);
 enum hrtimer_restart tw_tick_fn(struct hrtimer *hrt);
 void tw_work_fn(struct work_struct *work);
-void tw_kick(struct twheel_base *base, int cpu);
 
 static inline struct twheel_base *tw_base(unsigned int cpu)
 {
@@ -204,6 +204,32 @@ static inline void tw_fq_add(struct twheel_base *base, struct twheel_timer *t)
 }
 
 /*
+ * Append the chain @first .. @last of @nr expired timers (linked by
+ * node.entry, @first's pprev and @last's next not yet set; all of them of
+ * queue @fq) to @fq on @base, which joins the round-robin list if it was
+ * empty: O(1) whatever @nr, as tw_fq_add() of each in turn leaves it.
+ * Base lock held.
+ */
+static inline void tw_fq_splice(struct twheel_base *base, struct tw_fq *fq,
+				struct hlist_node *first,
+				struct hlist_node *last, unsigned long nr)
+{
+	last->next = NULL;
+	if (fq->last) {
+		fq->last->next = first;
+		first->pprev = &fq->last->next;
+	} else {
+		fq->head.first = first;
+		first->pprev = &fq->head.first;
+		/* A held queue joins the list when its runner is done. */
+		if (!fq->held)
+			list_add_tail(&fq->link, &base->fq_active);
+	}
+	fq->last = last;
+	base->nr_expired += nr;
+}
+
+/*
  * Take expired @t off its queue on @base, wherever it is in it: O(1) (the
  * node before @t, if any, is the one whose @next its @pprev points to).
  * Base lock held.
@@ -225,21 +251,34 @@ static inline void tw_fq_del(struct twheel_base *base, struct twheel_timer *t)
 /*
  * The next expired timer of @base to run, off its queue, or NULL: the
  * oldest of the queue at the head of the round-robin list, which then goes
- * to its tail. Base lock held.
+ * to its tail (unless it is alone there). What tw_fq_del() does, for the
+ * head of the queue. Base lock held.
  */
 static inline struct twheel_timer *tw_fq_take(struct twheel_base *base)
 {
-	struct twheel_timer *t;
+	struct hlist_node *n, *next;
 	struct tw_fq *fq;
 
 	fq = list_first_entry_or_null(&base->fq_active, struct tw_fq, link);
 	if (!fq)
 		return NULL;
-	t = hlist_entry(fq->head.first, struct twheel_timer, node.entry);
-	tw_fq_del(base, t);
-	if (fq->last)
-		list_move_tail(&fq->link, &base->fq_active);
-	return t;
+	n = fq->head.first;
+	next = n->next;
+	fq->head.first = next;
+	n->next = NULL;
+	n->pprev = NULL;
+	base->nr_expired--;
+	if (next) {
+		next->pprev = &fq->head.first;
+		/* Alone on the list (one group has expired timers): it stays. */
+		if (!list_is_last(&fq->link, &base->fq_active))
+			list_move_tail(&fq->link, &base->fq_active);
+	} else {
+		fq->last = NULL;
+		/* On @fq_active: not held. */
+		list_del_init(&fq->link);
+	}
+	return hlist_entry(n, struct twheel_timer, node.entry);
 }
 
 /*
@@ -274,10 +313,12 @@ static inline struct twheel_timer *tw_fq_take_any(struct twheel_base *base)
 static inline void tw_fq_hold(struct twheel_base *base, struct tw_runner *r,
 			      struct twheel_timer *t)
 {
-	struct tw_fq *fq = tw_fq_of(base, t);
+	struct tw_fq *fq;
 
-	if (fq == &base->fq[0])
+	/* Queue 0: tw_fq_of() is &base->fq[0]. */
+	if (!(t->node.group & (TW_FAIR_QUEUES - 1)))
 		return;
+	fq = tw_fq_of(base, t);
 	fq->held = true;
 	/* Off @fq_active if it has more timers, else off no list. */
 	list_move_tail(&fq->link, &base->fq_held);

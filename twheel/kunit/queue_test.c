@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the queues of expired timers (base.h, "Fairness"), as
+ * the tick fills them: a pass hands each run of consecutive timers of one
+ * queue over whole (tw_expire() splices the chain onto the queue's tail
+ * without an unlink and relink of each timer), so the queue's links, its
+ * last timer, its place on the round-robin list and the base's count of
+ * expired timers must come out as if each timer had been appended alone.
+ *
+ * The test holds every runner of a CPU in a callback, so that what a tick
+ * expires stays queued, then expires on that CPU, in one tick, runs of
+ * timers of group 0, of group 3 and of group 64 (which shares group 0's
+ * queue), with a TWHEEL_TIMER_TICK timer among them (it ends a run: its
+ * callback runs in the pass). The queues are checked under the base lock
+ * (twheel_base_check_queues()) once the tick has expired them, and after
+ * each cancel of queued timers (from whole runs, and single ones from
+ * their middle); once the runners are let go, every timer not cancelled
+ * fires exactly once and never early, a cancelled one never, and the
+ * queues end empty.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/smp.h>
+#include <linux/twheel.h>
+
+#include "base/base.h"
+#include "compat.h"
+#include "testhooks.h"
+
+TWHEEL_IMPORT_KUNIT_NS();
+
+#define TWQ_TIMEOUT_MS		10000
+#define TWQ_AHEAD_MS		50
+
+/* The runs, in the order they are armed: group of each, and its length. */
+static const struct {
+	u32		group;
+	unsigned int	n;
+} twq_runs[] = {
+	{ 0, 5 }, { 3, 4 }, { 0, 3 }, { 64, 2 }, { 3, 3 }, { 0, 4 },
+};
+
+#define TWQ_N			21	/* the sum of the runs' lengths */
+
+struct twq_timer {
+	struct twheel_timer	timer;
+	struct twq		*q;
+	atomic_t		fired;
+	bool			cancelled;
+};
+
+struct twq {
+	struct twq_timer	t[TWQ_N];
+	struct twq_timer	tick;		/* a TWHEEL_TIMER_TICK one */
+	struct twheel_timer	block[TW_RUNNERS];
+	struct completion	gate;
+	struct completion	done;
+	atomic_t		blocked;
+	atomic_t		left;
+	atomic_t		early;
+	u64			deadline;
+};
+
+static struct twq *twq_of;
+
+/* Holds a runner until the test opens the gate. */
+static void twq_block_fn(struct twheel_timer *timer)
+{
+	atomic_inc(&twq_of->blocked);
+	wait_for_completion(&twq_of->gate);
+}
+
+/* Also the TWHEEL_TIMER_TICK timer's (hard irq): atomics and the clock. */
+static void twq_fn(struct twheel_timer *timer)
+{
+	struct twq_timer *qt = container_of(timer, struct twq_timer, timer);
+	struct twq *q = qt->q;
+
+	if (ktime_get_ns() < q->deadline)
+		atomic_inc(&q->early);
+	atomic_inc(&qt->fired);
+	if (atomic_dec_and_test(&q->left))
+		complete(&q->done);
+}
+
+static void twq_stop(void *data)
+{
+	struct twq *q = data;
+	unsigned int i;
+
+	complete_all(&q->gate);
+	for (i = 0; i < TW_RUNNERS; i++)
+		twheel_timer_cancel_sync(&q->block[i]);
+	for (i = 0; i < TWQ_N; i++)
+		twheel_timer_cancel_sync(&q->t[i].timer);
+	twheel_timer_cancel_sync(&q->tick.timer);
+}
+
+/* Wait until @v is @want or TWQ_TIMEOUT_MS passed; return whether it is. */
+static bool twq_poll(atomic_t *v, int want)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(TWQ_TIMEOUT_MS);
+
+	while (atomic_read(v) != want && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	return atomic_read(v) == want;
+}
+
+static void twq_cancel(struct kunit *test, struct twq *q, int cpu,
+		       unsigned int i, int *queued)
+{
+	KUNIT_EXPECT_EQ_MSG(test, twheel_timer_cancel(&q->t[i].timer), 1,
+			    "timer %u was not queued", i);
+	q->t[i].cancelled = true;
+	(*queued)--;
+	atomic_dec(&q->left);
+	KUNIT_EXPECT_EQ_MSG(test, twheel_base_check_queues(cpu),
+			    *queued, "after the cancel of timer %u", i);
+}
+
+static void twq_spliced_runs(struct kunit *test)
+{
+	int cpu = raw_smp_processor_id(), queued = TWQ_N;
+	struct twheel_base_snapshot snap;
+	unsigned int i, j, k = 0, first[ARRAY_SIZE(twq_runs)];
+	struct twq *q;
+
+	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	twq_of = q;
+	init_completion(&q->gate);
+	init_completion(&q->done);
+	/* The timers below, and the TICK one. */
+	atomic_set(&q->left, TWQ_N + 1);
+	for (i = 0; i < TW_RUNNERS; i++)
+		twheel_timer_init(&q->block[i], twq_block_fn);
+	for (i = 0; i < ARRAY_SIZE(twq_runs); i++) {
+		first[i] = k;
+		for (j = 0; j < twq_runs[i].n; j++, k++) {
+			twheel_timer_init(&q->t[k].timer, twq_fn);
+			if (twq_runs[i].group)
+				twheel_timer_set_group(&q->t[k].timer,
+						       twq_runs[i].group);
+			q->t[k].q = q;
+		}
+	}
+	KUNIT_ASSERT_EQ(test, k, TWQ_N);
+	twheel_timer_setup(&q->tick.timer, twq_fn, TWHEEL_TIMER_TICK);
+	q->tick.q = q;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twq_stop, q));
+
+	/* Every runner of @cpu in a callback that waits for the gate. */
+	for (i = 0; i < TW_RUNNERS; i++)
+		KUNIT_ASSERT_EQ(test, 0,
+				twheel_timer_arm_on(&q->block[i], 0, 0, 0, cpu));
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      twq_poll(&q->blocked, TW_RUNNERS),
+			      "%d of %d runners blocked",
+			      atomic_read(&q->blocked), TW_RUNNERS);
+
+	/* The runs, with the TICK timer amid the third. */
+	q->deadline = ktime_get_ns() + TWQ_AHEAD_MS * NSEC_PER_MSEC;
+	for (i = 0; i < TWQ_N; i++) {
+		if (i == first[2] + 1)
+			KUNIT_ASSERT_EQ(test, 0,
+					twheel_timer_arm_on(&q->tick.timer,
+							    q->deadline, 0,
+							    TWHEEL_ABS, cpu));
+		KUNIT_ASSERT_EQ(test, 0,
+				twheel_timer_arm_on(&q->t[i].timer,
+						    q->deadline, 0, TWHEEL_ABS,
+						    cpu));
+	}
+	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + twheel_tick_ns(),
+			    q->deadline, "arming took over %u ms",
+			    TWQ_AHEAD_MS);
+
+	/* Expired by the tick, taken by no runner. */
+	KUNIT_ASSERT_TRUE(test, twq_poll(&q->tick.fired, 1));
+	KUNIT_ASSERT_EQ(test, 0, twheel_base_snapshot(cpu, &snap));
+	KUNIT_EXPECT_EQ(test, snap.pending, 0UL);
+	KUNIT_EXPECT_EQ(test, snap.expired, (unsigned long)TWQ_N);
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), TWQ_N);
+
+	/* A whole run of group 3's queue, and one of group 0's (group 64). */
+	for (i = first[4]; i < first[4] + twq_runs[4].n; i++)
+		twq_cancel(test, q, cpu, i, &queued);
+	for (i = first[3]; i < first[3] + twq_runs[3].n; i++)
+		twq_cancel(test, q, cpu, i, &queued);
+	/* From the middle of runs. */
+	twq_cancel(test, q, cpu, first[0] + 2, &queued);
+	twq_cancel(test, q, cpu, first[1] + 1, &queued);
+	twq_cancel(test, q, cpu, first[5] + 1, &queued);
+
+	complete_all(&q->gate);
+	KUNIT_ASSERT_TRUE(test,
+			  wait_for_completion_timeout(&q->done,
+						      msecs_to_jiffies(TWQ_TIMEOUT_MS)));
+	/* Nothing fires twice: give a duplicate the time to show. */
+	msleep(20);
+	for (i = 0; i < TWQ_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&q->t[i].fired),
+				    q->t[i].cancelled ? 0 : 1, "timer %u", i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->tick.fired), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&q->early), 0);
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), 0);
+}
+
+static struct kunit_case twq_cases[] = {
+	KUNIT_CASE(twq_spliced_runs),
+	{}
+};
+
+static struct kunit_suite twq_suite = {
+	.name = "twheel_queues",
+	.test_cases = twq_cases,
+};
+
+kunit_test_suites(&twq_suite);
