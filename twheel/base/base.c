@@ -154,7 +154,11 @@ struct tw_runner *tw_kick(struct twheel_base *base, int cpu)
 	return idle;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /*
+ * For the tests alone, which is why it is not built without KUnit: it
+ * walks every expired timer of a base with interrupts off.
+ *
  * The problems of queue @fq of @base (locked): a timer not expired or of
  * another queue, a link that does not point back, @last not the last
  * timer, the round-robin list or @held disagreeing with it. Adds its
@@ -232,6 +236,7 @@ int twheel_base_check_queues(int cpu)
 	return bad ? -EUCLEAN : (int)min_t(unsigned long, nr, INT_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_check_queues);
+#endif
 
 /**
  * twheel_levels() - number of levels of every wheel
