@@ -483,7 +483,8 @@ static inline void tw_count(unsigned long *nr, u64 deadline, u64 now)
  * cb_max_ns is the longest group. Callbacks are counted (callbacks, the
  * lateness histogram) once per run of one deadline within a group, the
  * common case being timers of one deadline: the counters lag by at most
- * one group of callbacks, and by none once the runner is done.
+ * TW_CLOCK_BATCH - 1 callbacks until the current callback returns (however
+ * long it sleeps), and by none once the runner is done.
  */
 void tw_work_fn(struct work_struct *work)
 {
