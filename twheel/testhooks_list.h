@@ -15,5 +15,6 @@ TWHEEL_HOOK(clock_read, "every clock read of the driver: a slow clocksource")
 TWHEEL_HOOK(runner_pass, "a runner catching up, between two passes")
 TWHEEL_HOOK(poison_alloc, "knob: fill ring submissions' kmalloc() memory with this byte")
 TWHEEL_HOOK(ring_flush, "a backlog flush, between its clock read and the ring lock")
+TWHEEL_HOOK(clock_fire, "an in-kernel clock timer's expiry, before it takes the clock lock")
 
 #undef TWHEEL_HOOK

@@ -50,6 +50,7 @@
 #include <linux/twheel.h>
 
 #include "clock.h"
+#include "testhooks.h"
 
 static DEFINE_SPINLOCK(twheel_clock_lock);
 /* Armed clock-bound timers, per clock (index clock - TWHEEL_UCLK_BOOT). */
@@ -95,6 +96,7 @@ static void twheel_clock_fire(struct twheel_timer *t)
 		ct->func(ct);
 		return;
 	}
+	twheel_hook(TWHEEL_HOOK_clock_fire);
 	spin_lock_bh(&twheel_clock_lock);
 	/* Cancelled, or re-armed (by its user or a step) since it expired. */
 	if (!ct->armed || twheel_timer_pending(t))
@@ -183,6 +185,12 @@ static int twheel_clock_set(struct twheel_clock_timer *ct, u64 expires,
 		own = twheel_deadline_after(twheel_uclock_now(clock), expires);
 	ret = twheel_cbound_set(&ct->cb, clock, own, cpu, modify);
 	if (ret >= 0) {
+		/*
+		 * Armed on its clock is pending, also while its wheel timer,
+		 * just expired, waits for this lock in twheel_clock_fire().
+		 */
+		if (ct->armed)
+			ret = 1;
 		ct->period = period;
 		if (!modify)
 			ct->overruns = 0;
@@ -245,12 +253,22 @@ int twheel_clock_modify(struct twheel_clock_timer *ct, u64 expires,
 }
 EXPORT_SYMBOL_GPL(twheel_clock_modify);
 
-/* Disarm @ct's clock-bound part: steps and its callback leave it alone. */
-static void twheel_clock_disarm(struct twheel_clock_timer *ct)
+/*
+ * Disarm @ct's clock-bound part: steps and its callback leave it alone.
+ * Returns whether it was armed: a timer armed on its clock is pending to
+ * its user even between its wheel timer's expiry and twheel_clock_fire()'s
+ * look under the lock, where the wheel timer alone is not (it is running
+ * its callback), and a periodic one is pending until it is cancelled.
+ */
+static bool twheel_clock_disarm(struct twheel_clock_timer *ct)
 {
+	bool armed;
+
 	spin_lock_bh(&twheel_clock_lock);
+	armed = ct->armed;
 	twheel_clock_unbind(ct);
 	spin_unlock_bh(&twheel_clock_lock);
+	return armed;
 }
 
 /**
@@ -260,12 +278,16 @@ static void twheel_clock_disarm(struct twheel_clock_timer *ct)
  * As twheel_timer_cancel(): a callback already running goes on running.
  *
  * Context: any context but hard interrupt; does not sleep.
- * Return: as twheel_timer_cancel().
+ * Return: 1 if the timer was pending: armed on its clock, also while its
+ * expiry waits to look at it (as twheel_timer_cancel()'s "waiting for its
+ * callback"), or periodic and not cancelled before; 0 if it was idle or
+ * only running its callback.
  */
 int twheel_clock_cancel(struct twheel_clock_timer *ct)
 {
-	twheel_clock_disarm(ct);
-	return twheel_timer_cancel(&ct->cb.timer);
+	bool armed = twheel_clock_disarm(ct);
+
+	return twheel_timer_cancel(&ct->cb.timer) || armed;
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel);
 
@@ -277,12 +299,13 @@ EXPORT_SYMBOL_GPL(twheel_clock_cancel);
  * callback).
  *
  * Context: process context, may sleep.
- * Return: as twheel_timer_cancel_sync().
+ * Return: as twheel_clock_cancel().
  */
 int twheel_clock_cancel_sync(struct twheel_clock_timer *ct)
 {
-	twheel_clock_disarm(ct);
-	return twheel_timer_cancel_sync(&ct->cb.timer);
+	bool armed = twheel_clock_disarm(ct);
+
+	return twheel_timer_cancel_sync(&ct->cb.timer) || armed;
 }
 EXPORT_SYMBOL_GPL(twheel_clock_cancel_sync);
 

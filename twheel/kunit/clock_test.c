@@ -12,7 +12,9 @@
  * overruns, not in a burst, and once stepped back it waits for its clock; a CLOCK_BOOTTIME
  * periodic timer goes on at its rate through both steps. And, on test
  * builds, a timer the wheel fires early on purpose (knob utimer_early)
- * whose callback still waits for its deadline.
+ * whose callback still waits for its deadline, and a cancel while an
+ * expiry is held before its look (hook clock_fire) that reports the timer
+ * pending and keeps its callback from running.
  *
  * The step case sets CLOCK_REALTIME and puts it back at the end to the
  * value found at its start plus the CLOCK_MONOTONIC time elapsed; it takes
@@ -366,10 +368,69 @@ static void twc_planted_early(struct kunit *test)
 #endif
 }
 
+/*
+ * Cancelled while its expiry is held (hook clock_fire: 300 ms between the
+ * wheel timer's expiry and twheel_clock_fire()'s look under the clock
+ * lock): a fixed-rate CLOCK_BOOTTIME timer, then a one-shot one. Each is
+ * still pending to its user there, its callback not run yet, so
+ * twheel_clock_cancel_sync() returns 1, and the callback never runs. A
+ * cancel that asked the wheel timer alone would say 0 ("idle") for a
+ * timer whose callback then never comes.
+ */
+#define TWC_HOLD_US	300000
+
+#ifdef TWHEEL_TESTHOOKS
+static void twc_hook_off(void *data)
+{
+	twheel_hook_set((enum twheel_hook)(long)data, 0);
+}
+#endif
+
+static void twc_cancel_held_expiry(struct kunit *test)
+{
+#ifdef TWHEEL_TESTHOOKS
+	struct twc_ctx *c = test->priv;
+	void *hook = (void *)(long)TWHEEL_HOOK_clock_fire;
+	unsigned int i, waited;
+	u64 h0;
+
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twc_hook_off, hook));
+	for (i = 0; i < 2; i++) {
+		struct twc_timer *t = &c->t[i];
+		u64 period = i ? 0 : 10 * TWC_MS;
+
+		KUNIT_ASSERT_EQ(test, twc_setup(t, CLOCK_BOOTTIME), 0);
+		h0 = twheel_hook_hits(TWHEEL_HOOK_clock_fire);
+		twheel_hook_set(TWHEEL_HOOK_clock_fire, TWC_HOLD_US);
+		KUNIT_ASSERT_EQ(test, twheel_clock_arm_on(&t->ct, 10 * TWC_MS,
+							  period, 0,
+							  TWHEEL_CPU_ANY), 0);
+		for (waited = 0; waited < TWC_WAIT_MS &&
+		     twheel_hook_hits(TWHEEL_HOOK_clock_fire) == h0; waited++)
+			usleep_range(1000, 1100);
+		/* Later expiries are not held; this one sleeps on. */
+		twheel_hook_set(TWHEEL_HOOK_clock_fire, 0);
+		KUNIT_ASSERT_NE_MSG(test, twheel_hook_hits(TWHEEL_HOOK_clock_fire),
+				    h0, "the expiry never reached the hook");
+		KUNIT_EXPECT_EQ_MSG(test, twheel_clock_cancel_sync(&t->ct), 1,
+				    "%s timer cancelled in its held expiry",
+				    period ? "fixed-rate" : "one-shot");
+		KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 0);
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&t->ct.cb.timer));
+		msleep(30);
+		KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 0);
+	}
+#else
+	kunit_skip(test, "no test hooks in this build");
+#endif
+}
+
 static struct kunit_case twc_cases[] = {
 	KUNIT_CASE(twc_bad_input),
 	KUNIT_CASE(twc_boottime),
 	KUNIT_CASE(twc_planted_early),
+	KUNIT_CASE(twc_cancel_held_expiry),
 	KUNIT_CASE(twc_realtime_step),
 	KUNIT_CASE(twc_modify_periodic_step),
 	{}
