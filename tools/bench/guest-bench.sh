@@ -64,17 +64,15 @@ rotate() {
 	echo "$head $rest"
 }
 
-# Tier 1: in-kernel. Same seed for every implementation of a repetition,
-# implementations interleaved in rotating order.
+# Tier 1: in-kernel. Same seed for every implementation of a repetition;
+# one command runs them all, interleaved round by round in an order that
+# rotates with the round (kb_run()), and leaves one result line each.
 kernel_run() { # N REP
-	ROT=$2
-	for impl in $(rotate twheel timer_list hrtimer delayed_work timer_list_work); do
-		if echo "run $impl $1 $(($2 + 1))" >"$CTL"; then
-			echo "RESULT inkernel rep=$2 $(cat "$CTL")"
-		else
-			log "run $impl $1 failed: $(cat "$CTL")"
-		fi
-	done
+	if echo "runall $1 $(($2 + 1))" >"$CTL"; then
+		sed "s/^/RESULT inkernel rep=$2 /" "$CTL"
+	else
+		log "runall $1 failed: $(cat "$CTL")"
+	fi
 }
 for rep in $(seq 0 $((REPS - 1))); do
 	for n in $KERNEL_NS; do

@@ -6,7 +6,9 @@
  * /sys/kernel/debug/twheel_bench/ctl and run synchronously (the write returns
  * when the run is over) in a kthread bound to CPU @bench_cpu:
  *
- *	run IMPL N SEED		IMPL is twheel, timer_list or hrtimer
+ *	run IMPL N SEED		IMPL is one of kb_impl_names
+ *	runall N SEED		every implementation, interleaved round by
+ *				round (kb_run()); one result line each
  *	scale N SEED		arm N twheel timers and keep them armed
  *	release			cancel and free the scale timers
  *	exact K SEED HMAX_MS SPREAD_MS
@@ -44,7 +46,8 @@ module_param(bench_cpu, uint, 0644);
 MODULE_PARM_DESC(bench_cpu, "CPU the measurements run on (default 1)");
 
 #define KB_CMD_MAX	64
-#define KB_OUT_MAX	320
+#define KB_LINE_MAX	400
+#define KB_OUT_MAX	(KB_NR_IMPLS * KB_LINE_MAX)
 
 static DEFINE_MUTEX(kb_lock);
 static char kb_out[KB_OUT_MAX] = "none\n";
@@ -52,9 +55,14 @@ static struct dentry *kb_dir;
 
 enum kb_cmd { KB_CMD_RUN, KB_CMD_SCALE, KB_CMD_RELEASE, KB_CMD_EXACT };
 
+/* @nr results in @all (a run), else one in @res (all[0]). */
 struct kb_job {
 	enum kb_cmd		cmd;
-	struct kb_result	res;
+	unsigned int		nr;
+	union {
+		struct kb_result	res;
+		struct kb_result	all[KB_NR_IMPLS];
+	};
 	unsigned int		hmax_ms;	/* exact */
 	unsigned int		spread_ms;	/* exact */
 	int			ret;
@@ -67,7 +75,7 @@ static int kb_thread(void *data)
 
 	switch (job->cmd) {
 	case KB_CMD_RUN:
-		job->ret = kb_run(&job->res);
+		job->ret = kb_run(job->all, job->nr);
 		break;
 	case KB_CMD_SCALE:
 		job->ret = kb_scale_arm(job->res.n, job->res.seed, &job->res);
@@ -112,23 +120,12 @@ static int kb_cns(char *buf, size_t len, const char *key, u64 cns)
 			 cns % 100);
 }
 
-static void kb_format(const struct kb_job *job)
+/* One result line of @job's result @r at @p (@len bytes). Return: length. */
+static int kb_format_one(const struct kb_job *job, const struct kb_result *r,
+			 char *p, size_t len)
 {
-	const struct kb_result *r = &job->res;
-	size_t len = sizeof(kb_out);
-	char *p = kb_out;
 	int n;
 
-	if (job->ret) {
-		scnprintf(kb_out, len, "error=%d\n", job->ret);
-		return;
-	}
-	if (job->cmd == KB_CMD_EXACT) {
-		scnprintf(kb_out, len,
-			  "cmd=exact n=%lu seed=%u hmax_ms=%u spread_ms=%u\n",
-			  r->n, r->seed, job->hmax_ms, job->spread_ms);
-		return;
-	}
 	n = scnprintf(p, len, "cmd=%s impl=%s n=%lu seed=%u",
 		      job->cmd == KB_CMD_RUN ? "run" :
 		      job->cmd == KB_CMD_SCALE ? "scale" : "release",
@@ -142,12 +139,36 @@ static void kb_format(const struct kb_job *job)
 		n += scnprintf(p + n, len - n,
 			       " pattern_ops=%lu fire_delay_ns=%lld late_arm=%d",
 			       r->pattern_ops, r->fire_delay_ns, r->late_arm);
+		n += scnprintf(p + n, len - n, " rounds=%u expire_rounds=%u",
+			       r->rounds, r->expire_rounds);
 		n += kb_cns(p + n, len - n, "clock_ns", r->clock_cns);
 		if (r->impl == KB_TWHEEL)
 			n += kb_cns(p + n, len - n, "arm_abs_ns",
 				    r->arm_abs_cns);
 	}
-	scnprintf(p + n, len - n, "\n");
+	n += scnprintf(p + n, len - n, "\n");
+	return n;
+}
+
+static void kb_format(const struct kb_job *job)
+{
+	const struct kb_result *r = &job->res;
+	size_t len = sizeof(kb_out);
+	unsigned int i;
+	int n = 0;
+
+	if (job->ret) {
+		scnprintf(kb_out, len, "error=%d\n", job->ret);
+		return;
+	}
+	if (job->cmd == KB_CMD_EXACT) {
+		scnprintf(kb_out, len,
+			  "cmd=exact n=%lu seed=%u hmax_ms=%u spread_ms=%u\n",
+			  r->n, r->seed, job->hmax_ms, job->spread_ms);
+		return;
+	}
+	for (i = 0; i < max(job->nr, 1U); i++)
+		n += kb_format_one(job, &job->all[i], kb_out + n, len - n);
 }
 
 static int kb_parse(char *cmd, struct kb_job *job)
@@ -156,13 +177,23 @@ static int kb_parse(char *cmd, struct kb_job *job)
 	int i;
 
 	memset(job, 0, sizeof(*job));
-	if (sscanf(cmd, "run %23s %lu %u", impl, &job->res.n,
+	/* Before "run": its "run %23s" would read "runall" as run "all". */
+	if (sscanf(cmd, "runall %lu %u", &job->res.n, &job->res.seed) == 2) {
+		job->cmd = KB_CMD_RUN;
+		job->nr = KB_NR_IMPLS;
+		for (i = 0; i < KB_NR_IMPLS; i++) {
+			job->all[i].impl = i;
+			job->all[i].n = job->res.n;
+			job->all[i].seed = job->res.seed;
+		}
+	} else if (sscanf(cmd, "run %23s %lu %u", impl, &job->res.n,
 		   &job->res.seed) == 3) {
 		job->cmd = KB_CMD_RUN;
 		i = match_string(kb_impl_names, KB_NR_IMPLS, impl);
 		if (i < 0)
 			return -EINVAL;
 		job->res.impl = i;
+		job->nr = 1;
 	} else if (sscanf(cmd, "scale %lu %u", &job->res.n,
 			  &job->res.seed) == 2) {
 		job->cmd = KB_CMD_SCALE;

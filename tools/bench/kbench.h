@@ -48,6 +48,8 @@ enum kb_impl {
  *		no clock read), same deadlines as @arm_cns
  * @clock_cns:	one ktime_get_ns() in the same run, what a relative arm of
  *		twheel or hrtimer pays on top
+ * @rounds:	rounds of arm and cancel whose median round is reported
+ * @expire_rounds: the same for the expiry figures
  */
 struct kb_result {
 	enum kb_impl	impl;
@@ -63,13 +65,15 @@ struct kb_result {
 	bool		late_arm;
 	u64		arm_abs_cns;
 	u64		clock_cns;
+	unsigned int	rounds;
+	unsigned int	expire_rounds;
 };
 
 extern const char * const kb_impl_names[KB_NR_IMPLS];
 
 int kb_run_init(void);
 void kb_run_exit(void);
-int kb_run(struct kb_result *res);
+int kb_run(struct kb_result *res, unsigned int nr);
 int kb_scale_arm(unsigned long n, u32 seed, struct kb_result *res);
 void kb_scale_release(struct kb_result *res);
 size_t kb_timer_size(enum kb_impl impl);

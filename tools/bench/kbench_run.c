@@ -27,6 +27,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sort.h>
 #include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/twheel.h>
@@ -41,6 +42,18 @@
 #define KB_CANCEL_FLAG	BIT(31)
 #define KB_RESCHED_MASK	1023UL
 #define KB_WARM_UP	4096UL
+/*
+ * Rounds per run: arm and cancel are repeated until about KB_ROUND_OPS
+ * operations were timed (at least KB_MIN_ROUNDS rounds, at most
+ * KB_MAX_ROUNDS), expiry at most KB_MAX_EXPIRE_ROUNDS times; the run
+ * reports the median round. A round of 1e3 timers lasts a fraction of a
+ * millisecond, so one host interrupt in it would move that round's figure
+ * by tens of percent.
+ */
+#define KB_ROUND_OPS		1000000UL
+#define KB_MIN_ROUNDS		3U
+#define KB_MAX_ROUNDS		32U
+#define KB_MAX_EXPIRE_ROUNDS	8U
 
 const char * const kb_impl_names[KB_NR_IMPLS] = {
 	[KB_TWHEEL]	= "twheel",
@@ -267,6 +280,34 @@ static __always_inline void kb_arm(struct kb_set *s, unsigned long i, u32 us)
 static u64 kb_per_op(u64 ns, unsigned long ops)
 {
 	return ops ? div64_u64(ns * 100, ops) : 0;
+}
+
+/* Rounds of a phase at population @n, at most @max (see KB_ROUND_OPS). */
+static unsigned int kb_rounds(unsigned long n, unsigned int max)
+{
+	return clamp_t(unsigned long, KB_ROUND_OPS / max(n, 1UL),
+		       KB_MIN_ROUNDS, max);
+}
+
+static int kb_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int kb_cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of @v[0..@k - 1] (reordered); the upper one of an even count. */
+static u64 kb_median(u64 *v, unsigned int k)
+{
+	sort(v, k, sizeof(*v), kb_cmp_u64, NULL);
+	return v[k / 2];
 }
 
 /* Deadlines in us: uniform in [1 ms, 1 h], from @seed. */
@@ -497,43 +538,124 @@ static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
 	return 0;
 }
 
+/* Round times of one implementation (ns per round, N timers). */
+struct kb_times {
+	u64	arm[KB_MAX_ROUNDS];
+	u64	cancel[KB_MAX_ROUNDS];
+	u64	arm_abs[KB_MAX_ROUNDS];
+	u64	expire[KB_MAX_EXPIRE_ROUNDS];
+	u64	batch[KB_MAX_EXPIRE_ROUNDS];
+	s64	delay[KB_MAX_EXPIRE_ROUNDS];
+};
+
+/* One arm round and one cancel round of @s (and twheel's absolute arm). */
+static void kb_arm_round(struct kb_set *s, const u32 *d, struct kb_times *tm,
+			 unsigned int k)
+{
+	tm->arm[k] = kb_arm_all(s, d);
+	tm->cancel[k] = kb_cancel_all(s);
+	if (s->impl == KB_TWHEEL) {
+		tm->arm_abs[k] = kb_arm_abs_all(s, d);
+		kb_cancel_all(s);
+	}
+}
+
+/* The median round of each figure of @tm into @res. */
+static void kb_fold(struct kb_result *res, struct kb_times *tm,
+		    unsigned int rounds, unsigned int xrounds)
+{
+	unsigned long n = res->n;
+
+	res->rounds = rounds;
+	res->expire_rounds = xrounds;
+	res->arm_cns = kb_per_op(kb_median(tm->arm, rounds), n);
+	res->cancel_cns = kb_per_op(kb_median(tm->cancel, rounds), n);
+	if (res->impl == KB_TWHEEL)
+		res->arm_abs_cns = kb_per_op(kb_median(tm->arm_abs, rounds), n);
+	res->expire_cns = kb_median(tm->expire, xrounds);
+	res->batch_cns = kb_median(tm->batch, xrounds);
+	sort(tm->delay, xrounds, sizeof(*tm->delay), kb_cmp_s64, NULL);
+	res->fire_delay_ns = tm->delay[xrounds / 2];
+}
+
 /**
- * kb_run() - measure one implementation at one population size
- * @res:	in: @impl, @n, @seed; out: the costs
+ * kb_run() - measure implementations at one population size, interleaved
+ * @res:	@nr results; in: @impl of each, @n and @seed (the same in
+ *		all); out: the costs
+ * @nr:		1..KB_NR_IMPLS implementations
+ *
+ * Arm and cancel (and twheel's absolute arm) are timed in kb_rounds()
+ * rounds, expiry in up to KB_MAX_EXPIRE_ROUNDS; within a round every
+ * implementation runs once, in an order that rotates with the round, so
+ * that a slow spell of the host falls on all of them alike. Each figure is
+ * the median round. The pattern runs once per implementation, on its N
+ * timers armed again.
  *
  * Context: process context, bound to the measured CPU; sleeps.
- * Return: 0, -ENOMEM, or -ETIMEDOUT if the expiry batch never completed.
+ * Return: 0, -EINVAL, -ENOMEM, or -ETIMEDOUT if an expiry batch never
+ * completed.
  */
-int kb_run(struct kb_result *res)
+int kb_run(struct kb_result *res, unsigned int nr)
 {
-	struct kb_set s = { };
-	u64 arm_ns;
+	unsigned int rounds, xrounds, k, j, i;
+	struct kb_set s[KB_NR_IMPLS] = { };
+	unsigned long n = res[0].n;
+	struct kb_times *tm;
+	struct kb_result r;
+	u64 arm_ns = 0;
 	u32 *d;
-	int ret;
+	int ret = -ENOMEM;
 
-	d = kb_deadlines(res->n, res->seed);
-	if (!d)
-		return -ENOMEM;
-	ret = kb_set_alloc(&s, res->impl, res->n);
-	if (ret)
+	if (!nr || nr > KB_NR_IMPLS)
+		return -EINVAL;
+	d = kb_deadlines(n, res[0].seed);
+	tm = kcalloc(nr, sizeof(*tm), GFP_KERNEL);
+	if (!d || !tm)
 		goto out;
-
-	kb_warm_up(&s, d);
-	arm_ns = kb_arm_all(&s, d);
-	res->arm_cns = kb_per_op(arm_ns, s.n);
-	ret = kb_pattern(res->impl, min(res->n, KB_PATTERN_MAX), res->seed,
-			 res);
-	if (ret)
-		goto out;
-	res->cancel_cns = kb_per_op(kb_cancel_all(&s), s.n);
-	if (res->impl == KB_TWHEEL) {
-		res->arm_abs_cns = kb_per_op(kb_arm_abs_all(&s, d), s.n);
-		kb_cancel_all(&s);
+	for (i = 0; i < nr; i++) {
+		ret = kb_set_alloc(&s[i], res[i].impl, n);
+		if (ret)
+			goto out;
+		kb_warm_up(&s[i], d);
 	}
-	res->clock_cns = kb_clock_cost(max(res->n, KB_WARM_UP));
-	ret = kb_expire(&s, arm_ns, res);
+
+	rounds = kb_rounds(n, KB_MAX_ROUNDS);
+	for (k = 0; k < rounds; k++)
+		for (j = 0; j < nr; j++)
+			kb_arm_round(&s[(j + k) % nr], d, &tm[(j + k) % nr], k);
+	for (i = 0; i < nr; i++) {
+		arm_ns = max(arm_ns, kb_arm_all(&s[i], d));
+		ret = kb_pattern(res[i].impl, min(n, KB_PATTERN_MAX),
+				 res[i].seed, &res[i]);
+		kb_cancel_all(&s[i]);
+		if (ret)
+			goto out;
+		/* One expiry margin for all: the slowest arm round's. */
+		for (k = 0; k < rounds; k++)
+			arm_ns = max(arm_ns, tm[i].arm[k]);
+		res[i].clock_cns = kb_clock_cost(max(n, KB_WARM_UP));
+	}
+
+	xrounds = kb_rounds(n, KB_MAX_EXPIRE_ROUNDS);
+	for (k = 0; k < xrounds; k++) {
+		for (j = 0; j < nr; j++) {
+			i = (j + k) % nr;
+			memset(&r, 0, sizeof(r));
+			ret = kb_expire(&s[i], arm_ns, &r);
+			if (ret)
+				goto out;
+			tm[i].expire[k] = r.expire_cns;
+			tm[i].batch[k] = r.batch_cns;
+			tm[i].delay[k] = r.fire_delay_ns;
+			res[i].late_arm |= r.late_arm;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		kb_fold(&res[i], &tm[i], rounds, xrounds);
 out:
-	kb_set_free(&s);
+	for (i = 0; i < nr; i++)
+		kb_set_free(&s[i]);
+	kfree(tm);
 	kvfree(d);
 	return ret;
 }

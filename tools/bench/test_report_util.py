@@ -10,7 +10,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report_exact import (exact_rows, paired,  # noqa: E402
                           wheel_granularity_ms)
-from report_user import burst_rows, check_burst  # noqa: E402
+from report_user import burst_rows, check_burst, expire_floor  # noqa: E402
 from report_util import (MIN_REPS, Targets, boot, ci_ratio,  # noqa: E402
                          combine, quantile, verdict)
 
@@ -124,6 +124,14 @@ class Burst(unittest.TestCase):
         self.assertEqual(self.status(missing="3"), "missed")
         self.assertEqual(self.status(ctrl_samples="0"), "missed")
         self.assertEqual(self.status(n="1000"), "missed")
+
+    def test_expire_floor_takes_the_cheapest_at_the_nearest_n(self):
+        ik = [{"impl": "twheel", "n": 100000, "expire_ns": 200.0},
+              {"impl": "timer_list", "n": 100000, "expire_ns": 150.0},
+              {"impl": "hrtimer", "n": 10000, "expire_ns": 100.0}]
+        self.assertEqual(expire_floor({"inkernel": ik}, 100000),
+                         (15.0, "timer_list", 100000))
+        self.assertIsNone(expire_floor({}, 100000))
 
 
 class Exact(unittest.TestCase):
