@@ -63,7 +63,7 @@ else
 		EXACT_HMAX_MS=60000
 		EXACT_SPREAD_MS=2000
 	EOF
-	mem=4G limit=${TW_BENCH_TIMEOUT:-2700}
+	mem=4G limit=${TW_BENCH_TIMEOUT:-3600}
 fi
 echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
 echo "TIER=$TIER" >>"$OUT/bench.conf"

@@ -9,7 +9,10 @@
  * horizon (10 ms, 100 ms, 1 s, 10 s, 60 s, up to HMAX_MS), and between
  * steps it waits for and consumes expirations as that peer's documentation
  * says a program should. Lateness = CLOCK_MONOTONIC read right after the
- * wait that returned the expiration (what the program sees) - deadline.
+ * wait that returned the expiration, and after the expirations it
+ * consumes were read from the peer's queue (what the program sees; a
+ * clock read before would stamp one that arrived in between as early) -
+ * deadline.
  *
  * Each arm is read against the peer's own clock:
  *
@@ -147,18 +150,22 @@ static void ux_ring_flush(struct ux_run *x)
 static void ux_ring_wait(struct ux_run *x, int64_t timeout_ns)
 {
 	struct ux_ring *s = x->priv;
-	struct twheel_cqe *c;
-	unsigned int head, k;
+	unsigned int head, k, ready;
+	uint64_t now;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		uint64_t now = ub_now();
-
-		k = 0;
-		twheel_ring_for_each(&s->ring, head, c) {
-			ux_fired(x, c->cookie, now);
-			k++;
-		}
+		/*
+		 * The tail, then the clock: every record consumed here was
+		 * written before @now. A clock read before the tail would
+		 * stamp a record the tick wrote in between as early.
+		 */
+		ready = twheel_ring_ready(&s->ring);
+		now = ub_now();
+		head = *s->ring.khead;
+		for (k = 0; k < ready; k++)
+			ux_fired(x, twheel_ring_cqe(&s->ring, head + k)->cookie,
+				 now);
 		if (k) {
 			twheel_ring_advance(&s->ring, k);
 			return;
@@ -341,8 +348,9 @@ static void ux_ur_wait(struct ux_run *x, int64_t timeout_ns)
 		errno = -ret;
 		ub_die("io_uring_wait_cqe_timeout");
 	}
-	now = ub_now();
+	/* The CQEs, then the clock: each was posted before @now. */
 	k = io_uring_peek_batch_cqe(&s->ring, cqe, 256);
+	now = ub_now();
 	for (i = 0; i < k; i++)
 		if (cqe[i]->res == -ETIME)
 			ux_fired(x, cqe[i]->user_data, now);
