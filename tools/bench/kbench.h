@@ -4,9 +4,10 @@
  * and the two ways the kernel runs a timer's callback in a workqueue:
  * delayed_work, and a timer_list whose callback queues a work item.
  *
- * kbench_run.c holds the measurement (one implementation, one population
- * size per run); kbench.c the debugfs control file and the bound kthread
- * that runs it. The method is described in Documentation/bench.rst.
+ * kbench_run.c holds the measurement (one population size per run, of one
+ * implementation or of all of them interleaved); kbench.c the debugfs
+ * control file and the bound kthread that runs it. The method is described
+ * in Documentation/bench.rst.
  */
 #ifndef _TWHEEL_KBENCH_H
 #define _TWHEEL_KBENCH_H

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel_bench measurement: arm, network-timeout pattern, cancel and expiry
- * of N timers of one implementation, on the CPU of the calling thread.
+ * of N timers of each implementation asked for, interleaved round by round
+ * (kb_run()), on the CPU of the calling thread.
  *
  * Every implementation gets the same work: the same pseudo-random deadlines
  * (seeded), the same loop shape, the same callback. Timers are pinned to the
@@ -43,12 +44,11 @@
 #define KB_RESCHED_MASK	1023UL
 #define KB_WARM_UP	4096UL
 /*
- * Rounds per run: arm and cancel are repeated until about KB_ROUND_OPS
- * operations were timed (at least KB_MIN_ROUNDS rounds, at most
- * KB_MAX_ROUNDS), expiry at most KB_MAX_EXPIRE_ROUNDS times; the run
- * reports the median round. A round of 1e3 timers lasts a fraction of a
- * millisecond, so one host interrupt in it would move that round's figure
- * by tens of percent.
+ * Rounds per run: arm and cancel are timed in KB_ROUND_OPS / N rounds, at
+ * least KB_MIN_ROUNDS and at most KB_MAX_ROUNDS, expiry in at most
+ * KB_MAX_EXPIRE_ROUNDS; the run reports the median round. A round of 1e3
+ * timers lasts a fraction of a millisecond, so one host interrupt in it
+ * would move that round's figure by tens of percent.
  */
 #define KB_ROUND_OPS		1000000UL
 #define KB_MIN_ROUNDS		3U
@@ -282,11 +282,11 @@ static u64 kb_per_op(u64 ns, unsigned long ops)
 	return ops ? div64_u64(ns * 100, ops) : 0;
 }
 
-/* Rounds of a phase at population @n, at most @max (see KB_ROUND_OPS). */
-static unsigned int kb_rounds(unsigned long n, unsigned int max)
+/* Rounds of a phase at population @n, at most @cap (see KB_ROUND_OPS). */
+static unsigned int kb_rounds(unsigned long n, unsigned int cap)
 {
 	return clamp_t(unsigned long, KB_ROUND_OPS / max(n, 1UL),
-		       KB_MIN_ROUNDS, max);
+		       KB_MIN_ROUNDS, cap);
 }
 
 static int kb_cmp_u64(const void *a, const void *b)
@@ -586,10 +586,11 @@ static void kb_fold(struct kb_result *res, struct kb_times *tm,
  *
  * Arm and cancel (and twheel's absolute arm) are timed in kb_rounds()
  * rounds, expiry in up to KB_MAX_EXPIRE_ROUNDS; within a round every
- * implementation runs once, in an order that rotates with the round, so
- * that a slow spell of the host falls on all of them alike. Each figure is
- * the median round. The pattern runs once per implementation, on its N
- * timers armed again.
+ * implementation runs once, in an order that rotates with the round (and
+ * starts elsewhere for each seed, so that no implementation always runs
+ * first), so that a slow spell of the host falls on all of them alike.
+ * Each figure is the median round. The pattern runs once per
+ * implementation, on its N timers armed again.
  *
  * Context: process context, bound to the measured CPU; sleeps.
  * Return: 0, -EINVAL, -ENOMEM, or -ETIMEDOUT if an expiry batch never
@@ -597,7 +598,7 @@ static void kb_fold(struct kb_result *res, struct kb_times *tm,
  */
 int kb_run(struct kb_result *res, unsigned int nr)
 {
-	unsigned int rounds, xrounds, k, j, i;
+	unsigned int rounds, xrounds, k, j, i, first;
 	struct kb_set s[KB_NR_IMPLS] = { };
 	unsigned long n = res[0].n;
 	struct kb_times *tm;
@@ -619,10 +620,14 @@ int kb_run(struct kb_result *res, unsigned int nr)
 		kb_warm_up(&s[i], d);
 	}
 
+	first = res[0].seed % nr;
 	rounds = kb_rounds(n, KB_MAX_ROUNDS);
-	for (k = 0; k < rounds; k++)
-		for (j = 0; j < nr; j++)
-			kb_arm_round(&s[(j + k) % nr], d, &tm[(j + k) % nr], k);
+	for (k = 0; k < rounds; k++) {
+		for (j = 0; j < nr; j++) {
+			i = (first + j + k) % nr;
+			kb_arm_round(&s[i], d, &tm[i], k);
+		}
+	}
 	for (i = 0; i < nr; i++) {
 		arm_ns = max(arm_ns, kb_arm_all(&s[i], d));
 		ret = kb_pattern(res[i].impl, min(n, KB_PATTERN_MAX),
@@ -639,7 +644,7 @@ int kb_run(struct kb_result *res, unsigned int nr)
 	xrounds = kb_rounds(n, KB_MAX_EXPIRE_ROUNDS);
 	for (k = 0; k < xrounds; k++) {
 		for (j = 0; j < nr; j++) {
-			i = (j + k) % nr;
+			i = (first + j + k) % nr;
 			memset(&r, 0, sizeof(r));
 			ret = kb_expire(&s[i], arm_ns, &r);
 			if (ret)

@@ -17,7 +17,7 @@ USER_IMPLS = [RING, "twheel_batch", "twheel_single", "io_uring", "libuv",
 TIMERFDS = ["timerfd", "timerfd_rearm", "timerfd_epollet"]
 PEERS = ["io_uring", "libuv", "timerfd", "timerfd_rearm", "timerfd_epollet",
          "posix"]
-USER_FIELDS = ["arm_ns", "arm_first_ns", "cancel_ns", "deliver_ns",
+USER_FIELDS = ["arm_ns", "arm_rounds_ns", "cancel_ns", "deliver_ns",
                "deliver_awake_ns", "kmem_bytes_per_timer", "cpu_ns",
                "cpu_equal_ns", "deliver_cpu_ns", "deliver_spread_cpu_ns",
                "first_us", "rounds"]
@@ -158,8 +158,9 @@ def check_user_targets(data, t):
 def expire_floor(data, n):
     """What the cheapest in-kernel expiry of this run (median expire_ns of
     the cheapest implementation at the in-kernel N nearest @n) costs for @n
-    timers: (ms, impl), or None. A burst's drain cannot be shorter than
-    the CPU time its timers' expiry needs on the one CPU they share."""
+    timers, or None. A burst's drain cannot be shorter than
+    the CPU time its timers' expiry needs on the one CPU they share.
+    Returns (ms, impl, the N it was measured at)."""
     rows = [r for r in data.get("inkernel") or [] if r.get("expire_ns")]
     if not rows:
         return None

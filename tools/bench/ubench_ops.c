@@ -13,9 +13,10 @@
  *            of the peer's arm call / N
  *   cancel   the N pending timers, in a seeded random order: wall time of
  *            the peer's cancel call / N
- *            Arm and cancel are timed in ub_rounds() rounds and the median
- *            round is reported (arm_first_ns: the first round, which also
- *            pays what a peer allocates when a timer is first armed)
+ *            Arm and cancel are timed in ub_rounds() rounds; arm_ns is the
+ *            first round (which also pays what a peer allocates when a
+ *            timer is first armed), arm_rounds_ns the median round when
+ *            there are several, cancel_ns the median round
  *   equal    N timers armed for one absolute deadline D, consumed: deliver
  *            = (last consumed - D) / N; first_us = first consumed - D;
  *            cpu_equal = guest busy CPU time from before arming to the last
@@ -181,7 +182,7 @@ int ub_ops_main(int argc, char **argv)
 	uint64_t t0, t_arm[UB_MAX_ROUNDS], t_cancel[UB_MAX_ROUNDS], t_first;
 	uint64_t lead, seed, slowest;
 	unsigned long i, n, k, rounds;
-	long long k0, k1;
+	long long k0, k1 = 0;
 	const char *desc;
 
 	if (argc != 5)
@@ -255,10 +256,12 @@ int ub_ops_main(int argc, char **argv)
 
 	printf("RESULT user impl=%s n=%lu", p->name, n);
 	printf(" arm_ns=%.1f cancel_ns=%.1f deliver_ns=%.1f",
-	       (double)ub_median(t_arm, rounds) / n,
-	       (double)ub_median(t_cancel, rounds) / n,
+	       (double)t_first / n, (double)ub_median(t_cancel, rounds) / n,
 	       (double)(eq.done - eq.deadline) / n);
-	printf(" arm_first_ns=%.1f rounds=%lu", (double)t_first / n, rounds);
+	if (rounds > 1)
+		printf(" arm_rounds_ns=%.1f",
+		       (double)ub_median(t_arm, rounds) / n);
+	printf(" rounds=%lu", rounds);
 	printf(" kmem_bytes_per_timer=%.1f late_arm=%d first_us=%.1f",
 	       (double)(k1 - k0) / n, eq.late || sp.late,
 	       ((double)eq.first - (double)eq.deadline) / 1e3);
