@@ -1684,6 +1684,47 @@ TEST_F(hook, reused_slot_while_its_callback_returns)
 }
 
 /*
+ * An arm that names another CPU while the slot's last callback is on its
+ * way out takes effect when that callback returns; meanwhile QUERY
+ * reports the CPU the arm named (where the timer will fire), not the one
+ * whose runner still holds it.
+ */
+TEST_F(hook, query_reports_the_named_cpu_of_a_deferred_arm)
+{
+	struct twheel_event ev;
+	struct twheel_query q;
+	struct twheel_arm a;
+	int cpu_a, cpu_b;
+	long long h0;
+	uint64_t id1;
+
+	if (!two_cpus(&cpu_a, &cpu_b))
+		SKIP(return, "needs two CPUs");
+	ASSERT_TRUE(on_a_may_name_b(cpu_a, cpu_b));
+	h0 = twl_hook_hits("utimer_fired");
+	ASSERT_EQ(0, twl_hook_set("utimer_fired", HOOK_US));
+	a = arm_req(TWHEEL_ARM_CPU, MS, 0, 1);
+	a.cpu = cpu_b;
+	ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	id1 = a.id;
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(id1, ev.id);
+	ASSERT_TRUE(hook_reached("utimer_fired", h0));
+	/* The runner of CPU b sleeps in the hook: reuse the slot for CPU a. */
+	a = arm_req(TWHEEL_ARM_CPU, 50 * MS, 0, 2);
+	a.cpu = cpu_a;
+	ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	ASSERT_EQ(id1 & 0xffffff, a.id & 0xffffff);
+	ASSERT_EQ(0, tw_query(self->fd, a.id, &q));
+	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
+	EXPECT_EQ((uint32_t)cpu_a, q.cpu);
+	ASSERT_EQ(0, twl_hook_set("utimer_fired", 0));
+	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
+	EXPECT_EQ(a.id, ev.id);
+	EXPECT_EQ(2, ev.cookie);
+}
+
+/*
  * MODIFY while the timer's expiry is in flight (its callback has not taken
  * the file lock yet): the callback finds the timer re-armed and drops that
  * expiry, so the modify consumed it and says so, 1, as CANCEL does for the

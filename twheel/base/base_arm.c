@@ -537,11 +537,16 @@ int twheel_timer_query(struct twheel_timer *t, struct twheel_timer_info *info)
 	/* Before the lock: see "Bounded work" in base.h. */
 	u64 now = tw_clock_ns();
 	struct twheel_base *base;
+	struct tw_runner *r;
 	unsigned long flags;
 
 	base = tw_lock_base(t, &flags);
 	info->state = t->state;
 	info->cpu = t->cpu;
+	/* Armed for another CPU while its callback runs: it goes there. */
+	r = tw_runner_of(base, t);
+	if (r && r->deferred && r->move_to >= 0)
+		info->cpu = r->move_to;
 	info->mode = t->mode;
 	info->overruns = t->overruns;
 	info->period = t->period;

@@ -254,7 +254,9 @@ struct twheel_modify {
  * @cookie:	out: the timer's cookie
  * @flags_out:	out: TWHEEL_ARM_FIXED_DELAY if fixed-delay,
  *		TWHEEL_ARM_CANCEL_ON_SET if armed with it
- * @cpu:	out: CPU whose wheel holds the timer
+ * @cpu:	out: CPU whose wheel holds the timer (for a timer re-armed
+ *		while its last expiry is still being delivered: the CPU it
+ *		goes to when that is done)
  *
  * Errors: ENOENT for an unknown id.
  */
