@@ -19,6 +19,11 @@
 if [ "$TIER" = kernel ]; then
 	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 UEXACT_K=0
 fi
+# TIER=burst: the bursts alone.
+if [ "$TIER" = burst ]; then
+	KERNEL_NS='' BIG_N=0 USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 SCALE_N=0
+	EXACT_K=0 UEXACT_K=0
+fi
 # TIER=exact: the two exactness runs alone.
 if [ "$TIER" = exact ]; then
 	KERNEL_NS='' BIG_N=0 USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0

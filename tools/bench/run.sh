@@ -8,6 +8,7 @@
 #   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
 #                               the run (QUICK or not): no userspace,
 #                               accuracy, idle, burst, scale or core tier
+#   TIER=burst tools/bench/run.sh   the two bursts alone
 #   TIER=exact tools/bench/run.sh   the two exactness runs alone (2-3
 #                               minutes; no costs, so no plot)
 # Tiers 1 and 2 and the accuracy, idle and scale runs happen in one QEMU
@@ -15,7 +16,7 @@
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
 # benchmark, tools/testing/twheel/bench-core.sh. Outputs under build/bench/:
 # results.json, bench.png, lateness.png, and the raw guest log.
-# Environment: QUICK, TIER (all, kernel), TW_BENCH_CPU (guest CPU measured, default 1),
+# Environment: QUICK, TIER (all, kernel, exact, burst), TW_BENCH_CPU (guest CPU measured, default 1),
 # TW_BENCH_TIMEOUT (guest time limit, s).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -27,8 +28,8 @@ OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
 case "$TIER" in
-all | kernel | exact) ;;
-*) tw_die "TIER=$TIER: expected all, kernel or exact" ;;
+all | kernel | exact | burst) ;;
+*) tw_die "TIER=$TIER: expected all, kernel, exact or burst" ;;
 esac
 mkdir -p "$OUT"
 cd "$TW_TOP"
