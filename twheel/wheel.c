@@ -340,21 +340,22 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 }
 
 /*
- * Move at most *@budget nodes from the head of @from to the head of @to,
- * marking them out of the wheel: one walk to mark them, then the chain is
- * spliced over as it is. Return: the number moved.
+ * Cut at most *@budget nodes off the head of @from, marking them out of
+ * the wheel: one walk to mark them; the chain, from @from's old first node
+ * to *@last, keeps its links but for @last's next, which the caller sets.
+ * Return: the number cut.
  */
-static inline unsigned long tw_splice_some(struct hlist_head *from,
-					   struct hlist_head *to,
-					   unsigned long *budget)
+static inline unsigned long tw_cut_some(struct hlist_head *from,
+					struct hlist_node **last,
+					unsigned long *budget)
 {
-	struct hlist_node *first = from->first, *pos = first, *last = NULL;
+	struct hlist_node *pos = from->first;
 	unsigned long count = 0, max = *budget;
 
 	while (pos && count < max) {
 		hlist_entry(pos, struct tw_node, entry)->bucket =
 			TW_BUCKET_NONE;
-		last = pos;
+		*last = pos;
 		pos = pos->next;
 		count++;
 	}
@@ -363,12 +364,50 @@ static inline unsigned long tw_splice_some(struct hlist_head *from,
 	from->first = pos;
 	if (pos)
 		pos->pprev = &from->first;
+	*budget = max - count;
+	return count;
+}
+
+/*
+ * Move at most *@budget nodes from the head of @from to the head of @to,
+ * marking them out of the wheel, the chain spliced over as it is.
+ * Return: the number moved.
+ */
+static inline unsigned long tw_splice_some(struct hlist_head *from,
+					   struct hlist_head *to,
+					   unsigned long *budget)
+{
+	struct hlist_node *first = from->first, *last;
+	unsigned long count = tw_cut_some(from, &last, budget);
+
+	if (!count)
+		return 0;
 	last->next = to->first;
 	if (last->next)
 		last->next->pprev = &last->next;
 	to->first = first;
 	first->pprev = &to->first;
-	*budget = max - count;
+	return count;
+}
+
+/*
+ * The same onto the end of a list whose last next pointer is *@tail
+ * (advanced to the new end): a pass's expired nodes stay in the order of
+ * their ticks.
+ */
+static inline unsigned long tw_append_some(struct hlist_head *from,
+					   struct hlist_node ***tail,
+					   unsigned long *budget)
+{
+	struct hlist_node *first = from->first, *last;
+	unsigned long count = tw_cut_some(from, &last, budget);
+
+	if (!count)
+		return 0;
+	**tail = first;
+	first->pprev = *tail;
+	last->next = NULL;
+	*tail = &last->next;
 	return count;
 }
 
@@ -403,8 +442,10 @@ static noinline bool tw_process_upper(struct tw_wheel *w,
  * tw_wheel_advance_budget() - run the wheel towards tick @now, bounded
  * @w:		the wheel
  * @now:	current tick
- * @expired:	nodes whose deadline is <= @now are moved onto this list
- *		(order within the list is unspecified)
+ * @expired:	nodes whose deadline is <= @now are appended to this list,
+ *		in the order of their ticks (within a tick, unspecified);
+ *		O(1) when it is empty, as the driver passes it, else its end
+ *		is looked for first
  * @budget:	at most this many nodes are moved (cascaded, expired or
  *		looked at on the overflow list); decremented by the work done
  * @next:	set to tw_wheel_next() as of the return, which the loop
@@ -423,9 +464,12 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 				      struct hlist_head *expired,
 				      unsigned long *budget, u64 *next)
 {
+	struct hlist_node **tail = &expired->first;
 	unsigned long count = 0, idx;
 	u64 tick;
 
+	while (*tail)
+		tail = &(*tail)->next;
 	now = min_t(u64, now, TW_MAX_TICK);
 	/*
 	 * Start from the cached lower bound: processing a tick without work
@@ -443,7 +487,7 @@ unsigned long tw_wheel_advance_budget(struct tw_wheel *w, u64 now,
 			goto out;
 		/* The level-0 bucket at the clock holds the nodes due now. */
 		if (w->bitmap[0] & BIT(idx)) {
-			count += tw_splice_some(&w->buckets[idx], expired,
+			count += tw_append_some(&w->buckets[idx], &tail,
 						budget);
 			if (!hlist_empty(&w->buckets[idx]))
 				goto out;
@@ -466,8 +510,8 @@ out:
  * tw_wheel_advance() - run the wheel up to and including tick @now
  * @w:		the wheel
  * @now:	current tick
- * @expired:	every node whose deadline is <= @now is moved onto this list
- *		(order within the list is unspecified)
+ * @expired:	every node whose deadline is <= @now is appended to this
+ *		list, in the order of their ticks (as tw_wheel_advance_budget())
  *
  * Jumps from one tick with work to the next, so the cost does not depend on
  * how many empty ticks passed. A @now before the clock is a no-op. The clock

@@ -77,10 +77,12 @@
  *
  * The work of a tick: off a level-1 bucket boundary only level 0 can have any,
  * its bucket at the clock, which holds exactly the nodes due then; they are
- * marked out of the wheel in one walk and the chain is spliced onto the
- * expired list whole. On a boundary of level n (the tick's lowest set bit,
- * through the same table), the overflow list is pulled if n is the top turn
- * and the own buckets of levels n..1 cascade, top down, before level 0.
+ * marked out of the wheel in one walk and the chain is spliced onto the end
+ * of the expired list whole, so that a pass that catches up on several
+ * ticks hands their nodes out in the order of the ticks. On a boundary of
+ * level n (the tick's lowest set bit, through the same table), the overflow
+ * list is pulled if n is the top turn and the own buckets of levels n..1
+ * cascade, top down, before level 0.
  *
  * Cost
  * ----

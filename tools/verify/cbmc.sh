@@ -37,7 +37,7 @@ set -uo pipefail
 # SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
 # F forward, E advance to the last tick, ? any of A C V F; the node and
 # every tick are nondeterministic. ADVANCE is the unwinding of the tick
-# loop of tw_wheel_advance_budget(): one advance visits at most ADVANCE - 1
+# loop of tw_wheel_advance_budget() (its loop 1): one advance visits at most ADVANCE - 1
 # ticks (proven sufficient, else the proof fails). Every tick is below 2^TICK_BITS; extra HIGH: or in
 # the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
 # extra PLANT-LEVEL, PLANT-EARLY: a planted bug (below), which must be
@@ -125,8 +125,9 @@ unwind+=",tw_wheel_init.3:$(((l << bits) + 1))"
 unwind+=",nr_armed.0:$((n + 1)),check_state.0:$((n + 1)),node_index.0:$((n + 1))"
 unwind+=",check_expired.0:$((n + 1)),check_expired.1:$((n + 1))"
 unwind+=",__tw_wheel_next.0:$((l + 2)),tw_next_on_boundary.0:$l,tw_process_upper.0:$l"
-unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1)),tw_splice_some.0:$((n + 1))"
-unwind+=",tw_wheel_advance_budget.0:$adv"
+unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1)),tw_cut_some.0:$((n + 1))"
+# Loop 0 of tw_wheel_advance_budget() finds the end of the caller's list.
+unwind+=",tw_wheel_advance_budget.0:$((n + 1)),tw_wheel_advance_budget.1:$adv"
 indent() { while IFS= read -r l; do echo "      $l"; done <<<"$1"; }
 log=$dir.log
 tm=$dir.time

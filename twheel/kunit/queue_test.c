@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/smp.h>
 #include <linux/twheel.h>
 
@@ -210,8 +211,138 @@ static void twq_spliced_runs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), 0);
 }
 
+/*
+ * A queue a runner holds (its group's callback runs, blocked) takes the
+ * runs the tick splices onto it, the first one while it is empty, and stays
+ * off the round-robin list: the other runners, free, run a timer of group
+ * 0 due after them all, and none of the held group's. Let go, the held
+ * group's timers run in the order of their deadlines, each once and never
+ * early. The CPU's interrupts are held off across their deadlines, one
+ * tick apart, so that one late pass of the tick expires them all: the
+ * order then comes from the pass (the wheel hands a pass's timers out in
+ * the order of their ticks), not from one pass per deadline.
+ */
+#define TWF_N		6
+#define TWF_GROUP	3
+
+struct twf {
+	struct twheel_timer	holder;
+	struct twheel_timer	probe;
+	struct twheel_timer	t[TWF_N];
+	u64			deadline[TWF_N];
+	int			order[TWF_N];
+	struct completion	gate;
+	atomic_t		held;
+	atomic_t		probed;
+	atomic_t		seq;
+	atomic_t		early;
+};
+
+static struct twf *twf_of;
+
+static void twf_hold_fn(struct twheel_timer *timer)
+{
+	atomic_inc(&twf_of->held);
+	wait_for_completion(&twf_of->gate);
+}
+
+static void twf_probe_fn(struct twheel_timer *timer)
+{
+	atomic_inc(&twf_of->probed);
+}
+
+static void twf_fn(struct twheel_timer *timer)
+{
+	struct twf *f = twf_of;
+	unsigned int i = timer - f->t;
+
+	if (ktime_get_ns() < f->deadline[i])
+		atomic_inc(&f->early);
+	f->order[i] = atomic_inc_return(&f->seq);
+}
+
+/* Holds interrupts off on its CPU for @data microseconds. */
+static void twf_stall(void *data)
+{
+	udelay((unsigned long)data);
+}
+
+static void twf_stop(void *data)
+{
+	struct twf *f = data;
+	unsigned int i;
+
+	complete_all(&f->gate);
+	twheel_timer_cancel_sync(&f->holder);
+	twheel_timer_cancel_sync(&f->probe);
+	for (i = 0; i < TWF_N; i++)
+		twheel_timer_cancel_sync(&f->t[i]);
+}
+
+static void twq_held_queue_fifo(struct kunit *test)
+{
+	int cpu = raw_smp_processor_id();
+	u64 tick = twheel_tick_ns(), d;
+	struct twf *f;
+	unsigned int i;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	twf_of = f;
+	init_completion(&f->gate);
+	twheel_timer_init(&f->holder, twf_hold_fn);
+	twheel_timer_set_group(&f->holder, TWF_GROUP);
+	twheel_timer_init(&f->probe, twf_probe_fn);
+	for (i = 0; i < TWF_N; i++) {
+		twheel_timer_init(&f->t[i], twf_fn);
+		twheel_timer_set_group(&f->t[i], TWF_GROUP);
+	}
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twf_stop, f));
+
+	/* A runner of @cpu runs the holder, blocked: the queue is held. */
+	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&f->holder, 0, 0, 0, cpu));
+	KUNIT_ASSERT_TRUE(test, twq_poll(&f->held, 1));
+
+	/* Deadlines a tick apart, armed last first; the probe after. */
+	d = ktime_get_ns() + TWQ_AHEAD_MS * NSEC_PER_MSEC;
+	for (i = 0; i < TWF_N; i++)
+		f->deadline[i] = d + i * tick;
+	for (i = TWF_N; i-- > 0;)
+		KUNIT_ASSERT_EQ(test, 0,
+				twheel_timer_arm_on(&f->t[i], f->deadline[i],
+						    0, TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_EQ(test, 0,
+			twheel_timer_arm_on(&f->probe,
+					    f->deadline[TWF_N - 1] + 2 * tick,
+					    0, TWHEEL_ABS, cpu));
+	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + tick, d,
+			    "arming took over %u ms", TWQ_AHEAD_MS);
+	/* From a tick before the first deadline to a tick after the last. */
+	while (ktime_get_ns() + tick < d)
+		usleep_range(100, 200);
+	smp_call_function_single(cpu, twf_stall,
+				 (void *)(unsigned long)
+				 div_u64((TWF_N + 2) * tick, NSEC_PER_USEC), 1);
+
+	/* Group 0 runs; the held group's timers wait, queued, in order. */
+	KUNIT_ASSERT_TRUE(test, twq_poll(&f->probed, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->seq), 0);
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), TWF_N);
+
+	complete_all(&f->gate);
+	KUNIT_ASSERT_TRUE(test, twq_poll(&f->seq, TWF_N));
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->seq), TWF_N);
+	for (i = 0; i < TWF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, f->order[i], (int)i + 1,
+				    "timer %u ran out of its deadline order", i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), 0);
+}
+
 static struct kunit_case twq_cases[] = {
 	KUNIT_CASE(twq_spliced_runs),
+	KUNIT_CASE(twq_held_queue_fifo),
 	{}
 };
 

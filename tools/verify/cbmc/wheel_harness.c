@@ -26,6 +26,8 @@
  *   - never early: every node handed out by an advance to @now was armed
  *     and has its effective deadline <= @now, and n->expires is that
  *     deadline;
+ *   - in order: the nodes of one advance come out in the order of their
+ *     ticks (so the driver runs callbacks it caught up on oldest first);
  *   - exactly once: a node is handed out at most once per arming (it is
  *     disarmed by it, appears once on the list, and is out of the wheel);
  *   - on time: an unbudgeted advance to @now hands out every armed node
@@ -204,6 +206,7 @@ static void check_expired(struct hlist_head *expired, u64 now,
 	unsigned long n = 0;
 	unsigned int i;
 	unsigned int idx;
+	u64 prev = 0;
 
 	now = clamp_tick(now);
 	while (pos) {
@@ -219,6 +222,9 @@ static void check_expired(struct hlist_head *expired, u64 now,
 				 "expires is the effective deadline");
 		__CPROVER_assert(t->bucket == TW_BUCKET_NONE,
 				 "expired node is out of the wheel");
+		__CPROVER_assert(due[idx] >= prev,
+				 "in order: no node before one of an earlier tick");
+		prev = due[idx];
 		n++;
 		pos = pos->next;
 	}
