@@ -11,6 +11,14 @@
 
 #include "ubench.h"
 
+/*
+ * A signal's value: the phase's generation (six bits) above the timer's
+ * index, so that a signal of an earlier phase (of a timer that fired before
+ * its phase ended) is never counted for this one.
+ */
+#define PX_IDX_BITS	24
+#define PX_GEN(gen)	((int)((gen) & 0x3f))
+
 struct px_state {
 	int	sigfd;
 	timer_t	*tid;
@@ -39,12 +47,14 @@ static void px_arm(struct ub_run *r)
 	struct itimerspec its = { };
 	unsigned long i;
 
+	if (r->n > 1UL << PX_IDX_BITS)
+		ub_die("posix: at most %lu timers", 1UL << PX_IDX_BITS);
 	for (i = 0; i < r->n; i++) {
 		struct sigevent sev = {
 			.sigev_notify = SIGEV_SIGNAL,
 			.sigev_signo = SIGRTMIN,
-			/* phase parity in bit 30: the phase before is gone */
-			.sigev_value.sival_int = (int)((r->gen & 1) << 30 | i),
+			.sigev_value.sival_int = PX_GEN(r->gen) << PX_IDX_BITS |
+						 (int)i,
 		};
 
 		if (timer_create(CLOCK_MONOTONIC, &sev, &s->tid[i]))
@@ -80,7 +90,7 @@ static void px_consume(struct ub_run *r)
 		if (got < 0)
 			ub_die("read signalfd");
 		for (i = 0, k = 0; i < got / (ssize_t)sizeof(si[0]); i++)
-			k += (uint32_t)si[i].ssi_int >> 30 == (r->gen & 1);
+			k += si[i].ssi_int >> PX_IDX_BITS == PX_GEN(r->gen);
 		ub_got(r, k);
 	}
 }
