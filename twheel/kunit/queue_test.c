@@ -17,10 +17,16 @@
  * their middle); once the runners are let go, every timer not cancelled
  * fires exactly once and never early, a cancelled one never, and the
  * queues end empty.
+ *
+ * Two more cases hold a group's queue with one of its callbacks blocked:
+ * the tick splices onto it while it is off the round-robin list, and its
+ * timers run oldest first once it is let go (twq_held_queue_fifo), or go
+ * with its CPU when the CPU goes down (twq_held_queue_hotplug).
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -231,6 +237,7 @@ struct twf {
 	struct twheel_timer	t[TWF_N];
 	u64			deadline[TWF_N];
 	int			order[TWF_N];
+	int			cpu[TWF_N];
 	struct completion	gate;
 	atomic_t		held;
 	atomic_t		probed;
@@ -258,6 +265,7 @@ static void twf_fn(struct twheel_timer *timer)
 
 	if (ktime_get_ns() < f->deadline[i])
 		atomic_inc(&f->early);
+	f->cpu[i] = raw_smp_processor_id();
 	f->order[i] = atomic_inc_return(&f->seq);
 }
 
@@ -279,9 +287,13 @@ static void twf_stop(void *data)
 		twheel_timer_cancel_sync(&f->t[i]);
 }
 
-static void twq_held_queue_fifo(struct kunit *test)
+/*
+ * Set up a struct twf for CPU @cpu, hold group TWF_GROUP's queue there (a
+ * runner blocked in the holder's callback) and arm the group's timers at
+ * deadlines a tick apart, last first, and the probe two ticks after them.
+ */
+static struct twf *twf_start(struct kunit *test, int cpu)
 {
-	int cpu = raw_smp_processor_id();
 	u64 tick = twheel_tick_ns(), d;
 	struct twf *f;
 	unsigned int i;
@@ -299,11 +311,9 @@ static void twq_held_queue_fifo(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, twf_stop, f));
 
-	/* A runner of @cpu runs the holder, blocked: the queue is held. */
 	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&f->holder, 0, 0, 0, cpu));
 	KUNIT_ASSERT_TRUE(test, twq_poll(&f->held, 1));
 
-	/* Deadlines a tick apart, armed last first; the probe after. */
 	d = ktime_get_ns() + TWQ_AHEAD_MS * NSEC_PER_MSEC;
 	for (i = 0; i < TWF_N; i++)
 		f->deadline[i] = d + i * tick;
@@ -317,8 +327,31 @@ static void twq_held_queue_fifo(struct kunit *test)
 					    0, TWHEEL_ABS, cpu));
 	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + tick, d,
 			    "arming took over %u ms", TWQ_AHEAD_MS);
+	return f;
+}
+
+/* The held group's timers ran once each, oldest first, never early. */
+static void twf_check_ran(struct kunit *test, struct twf *f)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(test, twq_poll(&f->seq, TWF_N));
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->seq), TWF_N);
+	for (i = 0; i < TWF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, f->order[i], (int)i + 1,
+				    "timer %u ran out of its deadline order", i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
+}
+
+static void twq_held_queue_fifo(struct kunit *test)
+{
+	int cpu = raw_smp_processor_id();
+	u64 tick = twheel_tick_ns();
+	struct twf *f = twf_start(test, cpu);
+
 	/* From a tick before the first deadline to a tick after the last. */
-	while (ktime_get_ns() + tick < d)
+	while (ktime_get_ns() + tick < f->deadline[0])
 		usleep_range(100, 200);
 	smp_call_function_single(cpu, twf_stall,
 				 (void *)(unsigned long)
@@ -330,19 +363,54 @@ static void twq_held_queue_fifo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), TWF_N);
 
 	complete_all(&f->gate);
-	KUNIT_ASSERT_TRUE(test, twq_poll(&f->seq, TWF_N));
-	msleep(20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->seq), TWF_N);
-	for (i = 0; i < TWF_N; i++)
-		KUNIT_EXPECT_EQ_MSG(test, f->order[i], (int)i + 1,
-				    "timer %u ran out of its deadline order", i);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
+	twf_check_ran(test, f);
 	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), 0);
+}
+
+#define TWQ_HOTPLUG_CPU		1
+
+static void twq_cpu_up(void *data)
+{
+	add_cpu((long)data);
+}
+
+/*
+ * The CPU of a held queue goes down while the holder's callback is still
+ * blocked: the queue's timers go with the CPU's other timers to an online
+ * CPU (hotplug takes held queues too), where no runner holds their group,
+ * and run there, before the holder returns, once each and in order; the
+ * CPU's base is left with no expired timer.
+ */
+static void twq_held_queue_hotplug(struct kunit *test)
+{
+	const int cpu = TWQ_HOTPLUG_CPU;
+	struct twf *f;
+	unsigned int i;
+
+	if (num_online_cpus() < 2 || !cpu_online(cpu))
+		kunit_skip(test, "needs CPU %d online and another CPU", cpu);
+	f = twf_start(test, cpu);
+	KUNIT_ASSERT_TRUE(test, twq_poll(&f->probed, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->seq), 0);
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), TWF_N);
+
+	KUNIT_ASSERT_EQ_MSG(test, remove_cpu(cpu), 0, "remove_cpu(%d)", cpu);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twq_cpu_up,
+						  (void *)(long)cpu));
+	KUNIT_EXPECT_EQ(test, twheel_base_check_queues(cpu), 0);
+	twf_check_ran(test, f);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->held), 1);
+	for (i = 0; i < TWF_N; i++)
+		KUNIT_EXPECT_NE_MSG(test, f->cpu[i], cpu,
+				    "timer %u ran on the CPU that went down", i);
+	complete_all(&f->gate);
 }
 
 static struct kunit_case twq_cases[] = {
 	KUNIT_CASE(twq_spliced_runs),
 	KUNIT_CASE(twq_held_queue_fifo),
+	KUNIT_CASE(twq_held_queue_hotplug),
 	{}
 };
 
