@@ -1687,7 +1687,8 @@ TEST_F(hook, reused_slot_while_its_callback_returns)
  * An arm that names another CPU while the slot's last callback is on its
  * way out takes effect when that callback returns; meanwhile QUERY
  * reports the CPU the arm named (where the timer will fire), not the one
- * whose runner still holds it.
+ * whose runner still holds it, and a MODIFY, which keeps the timer's CPU,
+ * keeps that one.
  */
 TEST_F(hook, query_reports_the_named_cpu_of_a_deferred_arm)
 {
@@ -1696,7 +1697,7 @@ TEST_F(hook, query_reports_the_named_cpu_of_a_deferred_arm)
 	struct twheel_arm a;
 	int cpu_a, cpu_b;
 	long long h0;
-	uint64_t id1;
+	uint64_t id1, t0;
 
 	if (!two_cpus(&cpu_a, &cpu_b))
 		SKIP(return, "needs two CPUs");
@@ -1705,6 +1706,8 @@ TEST_F(hook, query_reports_the_named_cpu_of_a_deferred_arm)
 	ASSERT_EQ(0, twl_hook_set("utimer_fired", HOOK_US));
 	a = arm_req(TWHEEL_ARM_CPU, MS, 0, 1);
 	a.cpu = cpu_b;
+	/* Before the callback can reach the hook. */
+	t0 = now_ns();
 	ASSERT_EQ(0, tw_ioctl(self->fd, TWHEEL_IOC_ARM, &a));
 	id1 = a.id;
 	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
@@ -1718,7 +1721,16 @@ TEST_F(hook, query_reports_the_named_cpu_of_a_deferred_arm)
 	ASSERT_EQ(0, tw_query(self->fd, a.id, &q));
 	EXPECT_EQ(TWHEEL_STATE_ARMED, q.state);
 	EXPECT_EQ((uint32_t)cpu_a, q.cpu);
+	EXPECT_EQ(1, tw_modify(self->fd, a.id, 0, 100 * MS, 0));
+	ASSERT_EQ(0, tw_query(self->fd, a.id, &q));
+	EXPECT_EQ((uint32_t)cpu_a, q.cpu);
 	ASSERT_EQ(0, twl_hook_set("utimer_fired", 0));
+	/* Else the callback returned before the checks: nothing was tested. */
+	ASSERT_LT(now_ns(), t0 + HOOK_US * 1000ULL)
+		TH_LOG("too slow: the window closed before the checks");
+	sleep_ms(HOOK_US / 1000 + 50);
+	ASSERT_EQ(0, tw_query(self->fd, a.id, &q));
+	EXPECT_EQ((uint32_t)cpu_a, q.cpu);
 	ASSERT_EQ(1, read_events(self->fd, &ev, 1, 5000));
 	EXPECT_EQ(a.id, ev.id);
 	EXPECT_EQ(2, ev.cookie);

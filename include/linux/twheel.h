@@ -150,9 +150,10 @@ enum twheel_state {
 /**
  * struct twheel_timer_info - snapshot returned by twheel_timer_query()
  * @state:	enum twheel_state
- * @cpu:	CPU of the wheel holding the timer; for an arming that named
- *		another CPU while the timer's callback runs, that CPU (the
- *		timer moves there when the callback returns)
+ * @cpu:	CPU of the wheel holding the timer; for an arming made while
+ *		the timer's callback runs, the CPU it goes to when the
+ *		callback returns (the one it named, or an online one if that
+ *		one went down)
  * @mode:	enum twheel_mode
  * @deadline:	next nominal deadline, CLOCK_MONOTONIC ns (0 if idle)
  * @remaining:	ns until @deadline, 0 if due or idle

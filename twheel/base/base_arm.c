@@ -93,20 +93,25 @@ static __always_inline int tw_detach(struct twheel_base *base,
  * Put detached @t on @new (locked; online unless @t's callback runs) per @e,
  * without reprogramming. If @t's callback runs on runner @r of its base,
  * the arming is deferred until it returns and @t stays on its base
- * meanwhile ("Running timers stay put" in base.h).
+ * meanwhile ("Running timers stay put" in base.h); a modify keeps the move
+ * an arming it replaces had named (@moving, from tw_deferred_move()).
  * Return: true if @t went into @new's wheel.
  */
 static bool tw_batch_enqueue(struct tw_runner *r, struct twheel_base *new,
 			     struct twheel_timer *t,
-			     const struct twheel_batch_ent *e)
+			     const struct twheel_batch_ent *e, int moving)
 {
+	int to;
+
 	t->period = e->period;
 	t->mode = e->mode;
 	if (e->op == TW_BATCH_ARM)
 		t->overruns = 0;
 	if (r) {
-		tw_defer(r, t, e->deadline,
-			 new->cpu != t->cpu ? new->cpu : -1);
+		to = new->cpu != t->cpu ? (int)new->cpu : -1;
+		if (e->op == TW_BATCH_MODIFY && to < 0)
+			to = moving;
+		tw_defer(r, t, e->deadline, to);
 		return false;
 	}
 	__tw_enqueue(new, t, e->deadline);
@@ -135,7 +140,7 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	struct tw_runner *r;
 	unsigned long flags;
 	unsigned int tcpu;
-	int want;
+	int want, moving;
 
 	/* Lock the timer's base and the target (the same but for an arm). */
 	want = e->op != TW_BATCH_ARM ? -1 :
@@ -163,10 +168,11 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	}
 
 	r = tw_runner_of(old, t);
+	moving = tw_deferred_move(r);
 	e->ret = tw_detach(old, t, r, e->op == TW_BATCH_CANCEL);
 	if (prep)
 		prep(e);
-	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(r, new, t, e))
+	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(r, new, t, e, moving))
 		tw_reprogram(new, t->node.expires);
 	if (old != new || (e->op == TW_BATCH_CANCEL && e->ret))
 		tw_maybe_idle(old);
@@ -202,6 +208,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 	bool detached = false;
 	unsigned long flags;
 	unsigned int i;
+	int moving;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	for (i = 0; i < n; i++) {
@@ -216,13 +223,14 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 		    e->cpu != cpu)
 			break;
 		r = tw_runner_of(base, t);
+		moving = tw_deferred_move(r);
 		e->ret = tw_detach(base, t, r, e->op == TW_BATCH_CANCEL);
 		detached |= e->ret;
 		if (prep)
 			prep(e);
 		if (e->op == TW_BATCH_CANCEL)
 			continue;
-		if (tw_batch_enqueue(r, base, t, e))
+		if (tw_batch_enqueue(r, base, t, e, moving))
 			first = min(first, t->node.expires);
 	}
 	if (first != TW_NO_TICK)
@@ -297,7 +305,7 @@ static __always_inline int tw_arm(struct twheel_timer *t, u64 deadline,
 	struct twheel_base *base;
 	struct tw_runner *r;
 	unsigned long flags;
-	int ret;
+	int ret, move;
 
 	if (!keep_cpu && tcpu != (cpu == TWHEEL_CPU_ANY ?
 				  raw_smp_processor_id() : (unsigned int)cpu))
@@ -309,13 +317,15 @@ static __always_inline int tw_arm(struct twheel_timer *t, u64 deadline,
 		goto slow;
 	}
 	r = tw_runner_of(base, t);
+	/* A modify keeps a move a deferred arming named; an arm stays here. */
+	move = keep_cpu ? tw_deferred_move(r) : -1;
 	ret = tw_detach(base, t, r, false);
 	t->period = period;
 	t->mode = mode;
 	if (!keep_cpu)
 		t->overruns = 0;
 	if (unlikely(r))
-		tw_defer(r, t, deadline, -1);
+		tw_defer(r, t, deadline, move);
 	else
 		tw_enqueue(base, t, deadline);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -543,10 +553,14 @@ int twheel_timer_query(struct twheel_timer *t, struct twheel_timer_info *info)
 	base = tw_lock_base(t, &flags);
 	info->state = t->state;
 	info->cpu = t->cpu;
-	/* Armed for another CPU while its callback runs: it goes there. */
+	/* Armed while its callback runs: where it goes when that returns. */
 	r = tw_runner_of(base, t);
-	if (r && r->deferred && r->move_to >= 0)
-		info->cpu = r->move_to;
+	if (r && r->deferred) {
+		int cpu = tw_settle_cpu(base, r);
+
+		if (cpu >= 0)
+			info->cpu = cpu;
+	}
 	info->mode = t->mode;
 	info->overruns = t->overruns;
 	info->period = t->period;

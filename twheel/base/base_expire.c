@@ -415,9 +415,7 @@ static void tw_settle(struct twheel_base *base, struct tw_runner *r,
 
 	while (r->deferred) {
 		want = r->move_to;
-		cpu = want < 0 ? base->cpu : want;
-		if (!READ_ONCE(tw_base(cpu)->online))
-			cpu = tw_fallback_cpu(cpu);
+		cpu = tw_settle_cpu(base, r);
 		if (cpu < 0) {
 			/* Module unload: nowhere to go. */
 			r->deferred = false;

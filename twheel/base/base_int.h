@@ -356,4 +356,29 @@ static inline struct tw_runner *tw_runner_of(struct twheel_base *base,
 	return NULL;
 }
 
+/*
+ * The CPU a deferred arming of runner @r of @base goes to when the
+ * callback returns (tw_settle()): the one it named, else @base's, or an
+ * online one if that one is offline; -1 if none is (module unload). Base
+ * lock held, r->deferred set.
+ */
+static inline int tw_settle_cpu(struct twheel_base *base,
+				const struct tw_runner *r)
+{
+	int cpu = r->move_to < 0 ? (int)base->cpu : r->move_to;
+
+	if (!READ_ONCE(tw_base(cpu)->online))
+		cpu = tw_fallback_cpu(cpu);
+	return cpu;
+}
+
+/*
+ * The CPU a deferred arming of @r was to move to, or -1: what a modify
+ * (which keeps the timer's CPU) keeps. Base lock held; before tw_detach().
+ */
+static inline int tw_deferred_move(const struct tw_runner *r)
+{
+	return r && r->deferred ? r->move_to : -1;
+}
+
 #endif /* _TWHEEL_BASE_INT_H */
