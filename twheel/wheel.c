@@ -341,8 +341,9 @@ static bool tw_cascade(struct tw_wheel *w, unsigned int lvl, unsigned int idx,
 
 /*
  * Cut at most *@budget nodes off the head of @from, marking them out of
- * the wheel: one walk to mark them; the chain, from @from's old first node
- * to *@last, keeps its links but for @last's next, which the caller sets.
+ * the wheel: one walk to mark them. The chain runs from @from's old first
+ * node to *@last; the caller links it in, setting the first node's pprev
+ * and *@last's next (*@last is set only if a node was cut).
  * Return: the number cut.
  */
 static inline unsigned long tw_cut_some(struct hlist_head *from,

@@ -125,9 +125,11 @@ unwind+=",tw_wheel_init.3:$(((l << bits) + 1))"
 unwind+=",nr_armed.0:$((n + 1)),check_state.0:$((n + 1)),node_index.0:$((n + 1))"
 unwind+=",check_expired.0:$((n + 1)),check_expired.1:$((n + 1))"
 unwind+=",__tw_wheel_next.0:$((l + 2)),tw_next_on_boundary.0:$l,tw_process_upper.0:$l"
-unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1)),tw_cut_some.0:$((n + 1))"
+unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1))"
+unwind+=",tw_cut_some.0:$((n + 1))"
 # Loop 0 of tw_wheel_advance_budget() finds the end of the caller's list.
-unwind+=",tw_wheel_advance_budget.0:$((n + 1)),tw_wheel_advance_budget.1:$adv"
+unwind+=",tw_wheel_advance_budget.0:$((n + 1))"
+unwind+=",tw_wheel_advance_budget.1:$adv"
 indent() { while IFS= read -r l; do echo "      $l"; done <<<"$1"; }
 log=$dir.log
 tm=$dir.time

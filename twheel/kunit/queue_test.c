@@ -238,6 +238,7 @@ struct twf {
 	u64			deadline[TWF_N];
 	int			order[TWF_N];
 	int			cpu[TWF_N];
+	u64			stall[2];
 	struct completion	gate;
 	atomic_t		held;
 	atomic_t		probed;
@@ -269,10 +270,12 @@ static void twf_fn(struct twheel_timer *timer)
 	f->order[i] = atomic_inc_return(&f->seq);
 }
 
-/* Holds interrupts off on its CPU for @data microseconds. */
+/* Holds interrupts off on its CPU for @data ms, noting when. */
 static void twf_stall(void *data)
 {
-	udelay((unsigned long)data);
+	twf_of->stall[0] = ktime_get_ns();
+	mdelay((unsigned long)data);
+	twf_of->stall[1] = ktime_get_ns();
 }
 
 static void twf_stop(void *data)
@@ -294,7 +297,7 @@ static void twf_stop(void *data)
  */
 static struct twf *twf_start(struct kunit *test, int cpu)
 {
-	u64 tick = twheel_tick_ns(), d;
+	u64 tick = twheel_tick_ns(), ahead, d;
 	struct twf *f;
 	unsigned int i;
 
@@ -314,7 +317,8 @@ static struct twf *twf_start(struct kunit *test, int cpu)
 	KUNIT_ASSERT_EQ(test, 0, twheel_timer_arm_on(&f->holder, 0, 0, 0, cpu));
 	KUNIT_ASSERT_TRUE(test, twq_poll(&f->held, 1));
 
-	d = ktime_get_ns() + TWQ_AHEAD_MS * NSEC_PER_MSEC;
+	ahead = max_t(u64, TWQ_AHEAD_MS * NSEC_PER_MSEC, 3 * tick);
+	d = ktime_get_ns() + ahead;
 	for (i = 0; i < TWF_N; i++)
 		f->deadline[i] = d + i * tick;
 	for (i = TWF_N; i-- > 0;)
@@ -326,7 +330,8 @@ static struct twf *twf_start(struct kunit *test, int cpu)
 					    f->deadline[TWF_N - 1] + 2 * tick,
 					    0, TWHEEL_ABS, cpu));
 	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + tick, d,
-			    "arming took over %u ms", TWQ_AHEAD_MS);
+			    "arming took over %llu ms",
+			    div_u64(ahead - tick, NSEC_PER_MSEC));
 	return f;
 }
 
@@ -348,14 +353,26 @@ static void twq_held_queue_fifo(struct kunit *test)
 {
 	int cpu = raw_smp_processor_id();
 	u64 tick = twheel_tick_ns();
-	struct twf *f = twf_start(test, cpu);
+	struct twf *f;
 
+	/* Interrupts off for TWF_N + 2 ticks: at most a few milliseconds. */
+	if (tick > 2 * NSEC_PER_MSEC)
+		kunit_skip(test, "a tick of %llu us is too long to hold",
+			   div_u64(tick, NSEC_PER_USEC));
+	f = twf_start(test, cpu);
 	/* From a tick before the first deadline to a tick after the last. */
 	while (ktime_get_ns() + tick < f->deadline[0])
 		usleep_range(100, 200);
 	smp_call_function_single(cpu, twf_stall,
 				 (void *)(unsigned long)
-				 div_u64((TWF_N + 2) * tick, NSEC_PER_USEC), 1);
+				 DIV_ROUND_UP_ULL((TWF_N + 2) * tick,
+						  NSEC_PER_MSEC), 1);
+	/* Late (emulation): the deadlines were not all in one pass. */
+	if (f->stall[0] >= f->deadline[1] ||
+	    f->stall[1] <= f->deadline[TWF_N - 1])
+		kunit_skip(test, "the stall missed the deadlines: %lld..%lld us from the first",
+			   div_s64(f->stall[0] - f->deadline[0], NSEC_PER_USEC),
+			   div_s64(f->stall[1] - f->deadline[0], NSEC_PER_USEC));
 
 	/* Group 0 runs; the held group's timers wait, queued, in order. */
 	KUNIT_ASSERT_TRUE(test, twq_poll(&f->probed, 1));

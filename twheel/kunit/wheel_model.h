@@ -262,6 +262,8 @@ static inline bool tw_model_advance(struct tw_model *m, u64 now)
 {
 	u64 nowc = min_t(u64, now, TW_MAX_TICK), old = m->w->clk, want = 0;
 	struct hlist_head out = HLIST_HEAD_INIT;
+	struct tw_node *prev = NULL;
+	u64 prev_eff = 0;
 	unsigned long got, listed = 0;
 	struct hlist_node *tmp;
 	struct tw_node *n;
@@ -290,6 +292,19 @@ static inline bool tw_model_advance(struct tw_model *m, u64 now)
 		if (tw_wheel_next(m->w) <= nowc)
 			ok = tw_model_fail(m, "bounded advance(%llu) left work at %llu",
 					   now, tw_wheel_next(m->w));
+	}
+	/* Links that point back; the order of the ticks (deadlines). */
+	hlist_for_each_entry(n, &out, entry) {
+		struct tw_model_timer *t = container_of(n, struct tw_model_timer,
+							node);
+
+		if (n->entry.pprev != (prev ? &prev->entry.next : &out.first))
+			ok = tw_model_fail(m, "expired list: a bad pprev");
+		if (prev && t->eff < prev_eff)
+			ok = tw_model_fail(m, "timer %td (due %llu) after one due %llu",
+					   t - m->t, t->eff, prev_eff);
+		prev = n;
+		prev_eff = t->eff;
 	}
 	hlist_for_each_entry_safe(n, tmp, &out, entry) {
 		struct tw_model_timer *t = container_of(n, struct tw_model_timer,
