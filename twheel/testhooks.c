@@ -8,6 +8,9 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -38,6 +41,20 @@ static const struct {
 #include "testhooks_list.h"
 };
 
+/*
+ * Sleep @us microseconds at least, on CLOCK_MONOTONIC: a long fsleep() is
+ * an msleep(), which newer kernels end up to a tick early (the timer of
+ * msecs_to_jiffies() jiffies, started within a jiffy), and a test that
+ * holds a window for a time must find it held that long.
+ */
+static void tw_hook_sleep(unsigned int us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC, now;
+
+	while ((now = ktime_get_ns()) < end)
+		fsleep(max_t(u64, div_u64(end - now, NSEC_PER_USEC), 1));
+}
+
 /**
  * twheel_hook() - widen a race window, if a test asked for it
  * @h:	the hook
@@ -57,7 +74,7 @@ void twheel_hook(enum twheel_hook h)
 	 * in an RCU read-side section, which a spinlock_t is on PREEMPT_RT.
 	 */
 	if (preemptible() && !irqs_disabled() && !rcu_preempt_depth()) {
-		fsleep(us);
+		tw_hook_sleep(us);
 		return;
 	}
 	/* A spin widens a window, it does not hang a CPU: a second at most. */

@@ -47,7 +47,8 @@ int twheel_base_check_queues(int cpu);
  * delay in microseconds (0 turns it off; at most 30 s, and a spin stops
  * after 1 s); read "<delay_us> <hits>", where
  * hits counts the passes through the hook while its delay was set, so a
- * test can tell that its window was actually reached. The delay sleeps
+ * test can tell that its window was actually reached. The delay sleeps (at
+ * least that long on CLOCK_MONOTONIC)
  * where the caller may sleep and spins (udelay) where it may not.
  *
  * Add a hook by adding it to testhooks_list.h and calling
