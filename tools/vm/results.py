@@ -238,7 +238,9 @@ KCSAN_OURS = re.compile(r'\+0x[0-9a-f]+/0x[0-9a-f]+ \[twheel(_kunit)?\]|\btw(hee
 KCSAN_RACE = re.compile(r'BUG: KCSAN: [\w-]+ in (\S+)(?: / (\S+))?')
 # Races inside the timekeeping core itself, between its seqcount readers
 # and its updates: twheel is on the stack only as a caller of ktime_get().
-KCSAN_TIMEKEEPING = re.compile(r'^(ktime_get\w*|timekeeping_\w+|update_wall_time|tk_\w+)$')
+# A name may carry the compiler's suffixes (".constprop.0", ".isra.0").
+KCSAN_TIMEKEEPING = re.compile(
+    r'^(ktime_get\w*|timekeeping_\w+|update_wall_time|tk_\w+)(\.\w+)*$')
 
 
 def kcsan_timekeeping(head):
