@@ -31,6 +31,8 @@
  * one callback per group, not by the storm (dev_timer.c sets it).
  */
 #include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/idr.h>
@@ -276,6 +278,27 @@ unsigned long twheel_dev_max_total(void)
  */
 static struct percpu_counter twheel_dev_nr;
 
+/*
+ * Is the count of timers of all files over @max? __percpu_counter_compare()
+ * with its lockless first look marked as the intended race it is: the
+ * approximate count is read while other CPUs fold their deltas into it
+ * under the counter's lock, which the slack of batch * online CPUs covers;
+ * within the slack the exact sum is taken under that lock.
+ */
+static bool twheel_dev_over(s64 max)
+{
+	s64 slack = (s64)percpu_counter_batch * num_online_cpus();
+	s64 approx;
+
+	/* Lockless by design: the slack covers what it may miss. */
+	approx = data_race(percpu_counter_read(&twheel_dev_nr));
+	if (approx < max - slack)
+		return false;
+	if (approx - slack > max)
+		return true;
+	return percpu_counter_sum(&twheel_dev_nr) > max;
+}
+
 /**
  * twheel_charge() - count one more timer of @f against the three caps
  * @f:	the file
@@ -291,8 +314,7 @@ int twheel_charge(struct twheel_file *f)
 	if (!twheel_user_charge(f->user, 1))
 		goto reject_file;
 	percpu_counter_inc(&twheel_dev_nr);
-	if (__percpu_counter_compare(&twheel_dev_nr, max_total,
-				     percpu_counter_batch) > 0)
+	if (twheel_dev_over(max_total))
 		goto reject_total;
 	return 0;
 
@@ -332,7 +354,7 @@ int twheel_dev_reserve(struct twheel_file *f, unsigned long n)
 	if (!twheel_user_charge(f->user, n))
 		goto reject;
 	percpu_counter_add(&twheel_dev_nr, n);
-	if (percpu_counter_compare(&twheel_dev_nr, max_total) > 0) {
+	if (twheel_dev_over(max_total)) {
 		percpu_counter_sub(&twheel_dev_nr, n);
 		twheel_user_uncharge(f->user, n);
 		goto reject;
