@@ -28,8 +28,9 @@
 #define TW_HOOK_SPIN_MAX_US	USEC_PER_SEC
 
 struct tw_hook {
-	unsigned int	delay_us;
-	atomic64_t	hits;
+	unsigned int		delay_us;
+	atomic64_t		hits;
+	twheel_hook_watch_fn	watch;
 };
 
 static struct tw_hook tw_hooks[TWHEEL_HOOK_NR];
@@ -121,6 +122,45 @@ void twheel_hook_poison(enum twheel_hook h, void *p, size_t size)
 	if (v)
 		memset(p, v, size);
 }
+
+/**
+ * twheel_hook_watch() - show a test the object at a hook's point
+ * @h:	the hook, used as a watch
+ * @p:	the object
+ *
+ * Context: any; the watch function runs in the caller's context.
+ */
+void twheel_hook_watch(enum twheel_hook h, void *p)
+{
+	struct tw_hook *hk = &tw_hooks[h];
+	twheel_hook_watch_fn fn = READ_ONCE(hk->watch);
+
+	if (!fn)
+		return;
+	atomic64_inc(&hk->hits);
+	fn(p);
+}
+
+/**
+ * twheel_hook_set_watch() - set the function a watch hands its objects to
+ * @h:		the hook
+ * @fn:		the function, NULL to stop; it must not sleep where the
+ *		hook's point cannot, and must stay loaded while it is set
+ *
+ * Context: may sleep (it waits for the calls of the old function to end
+ * when it stops a watch whose point runs with preemption off).
+ */
+void twheel_hook_set_watch(enum twheel_hook h, twheel_hook_watch_fn fn)
+{
+	WRITE_ONCE(tw_hooks[h].watch, fn);
+	/*
+	 * A watch point runs with interrupts or preemption off (under a raw
+	 * lock): once this returns, no call of the old function is left.
+	 */
+	if (!fn)
+		synchronize_rcu();
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_hook_set_watch);
 
 /**
  * twheel_hook_set() - set a hook's delay, as a write to hooks/<name> does

@@ -69,18 +69,31 @@ struct dentry;
  * clock-bound in-kernel clock timers) are armed that many microseconds
  * before their deadline, a planted early fire that the "never early"
  * counter must see.
+ *
+ * A hook can also be a watch: twheel_hook_watch() hands the object at its
+ * point to the function a KUnit case set (twheel_hook_set_watch()), in the
+ * caller's context and under its locks, and counts a hit; it never delays.
+ * runner_take is one: each timer a runner takes, in the order the queues
+ * hand them out, which is the order fairness promises (a callback that
+ * starts later, because its runner was preempted or slept before calling
+ * it, was still taken in its turn).
  */
+typedef void (*twheel_hook_watch_fn)(void *p);
+
 #ifdef TWHEEL_TESTHOOKS
 void twheel_hook(enum twheel_hook h);
 unsigned int twheel_hook_knob(enum twheel_hook h);
+void twheel_hook_watch(enum twheel_hook h, void *p);
 void twheel_hook_poison(enum twheel_hook h, void *p, size_t size);
 void twheel_hooks_debugfs(struct dentry *dir);
 /* What hooks/<name> does, for the KUnit suites (no debugfs there). */
 void twheel_hook_set(enum twheel_hook h, unsigned int delay_us);
 u64 twheel_hook_hits(enum twheel_hook h);
+void twheel_hook_set_watch(enum twheel_hook h, twheel_hook_watch_fn fn);
 #else
 static inline void twheel_hook(enum twheel_hook h) { }
 static inline unsigned int twheel_hook_knob(enum twheel_hook h) { return 0; }
+static inline void twheel_hook_watch(enum twheel_hook h, void *p) { }
 static inline void twheel_hook_poison(enum twheel_hook h, void *p,
 				      size_t size) { }
 static inline void twheel_hooks_debugfs(struct dentry *dir) { }

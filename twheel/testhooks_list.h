@@ -16,5 +16,6 @@ TWHEEL_HOOK(runner_pass, "a runner catching up, between two passes")
 TWHEEL_HOOK(poison_alloc, "knob: fill ring submissions' kmalloc() memory with this byte")
 TWHEEL_HOOK(ring_flush, "a backlog flush, between its clock read and the ring lock")
 TWHEEL_HOOK(clock_fire, "an in-kernel clock timer's expiry, before it takes the clock lock")
+TWHEEL_HOOK(runner_take, "watch: each timer a runner takes off its queues, in take order")
 
 #undef TWHEEL_HOOK

@@ -48,7 +48,9 @@
  * if the callback sleeps, so a sleeping callback delays only itself (and
  * the timers of its group, if not 0: see "Fairness"), up to
  * TW_RUNNERS sleeping at once, and callbacks that do not sleep run one
- * after the other as before. On PREEMPT_RT a callback may also block on a
+ * after the other as before (until the workqueue, since 6.5, counts a
+ * runner that ran a while without sleeping as CPU intensive and starts the
+ * queued one beside it). On PREEMPT_RT a callback may also block on a
  * spinlock_t, a sleeping lock there whose waits the workqueue does not see:
  * there the runners are CPU intensive (base_init.c), so a queued one
  * starts at once in a worker of its own, and a callback blocked on a lock
@@ -73,6 +75,15 @@
  * operations with a tail pointer. Groups are small numbers (the device's
  * come from an IDA), so groups share a queue only when more than
  * TW_FAIR_QUEUES are in use on a CPU; those then share its turns.
+ * The bound is on the order in which runners take timers. Where runners
+ * run one after the other, callbacks start in that order; where they run
+ * side by side (PREEMPT_RT, a runner counted CPU intensive; see "Runners"),
+ * a runner that took a timer in its turn can lose the CPU (at a scheduler
+ * tick, to a higher priority thread) before it calls it, and the others go
+ * on with the flood meanwhile: that callback then waits for the scheduler
+ * to give its runner the CPU back, a wait in time (its share among the
+ * base's busy runners, a few scheduler slices) that does not grow with the
+ * other group's backlog, but not in callbacks.
  *
  * A runner holds the queue of the timer whose callback it runs (struct
  * tw_fq.held) unless the timer's group is 0 (in-kernel timers, whose

@@ -522,6 +522,7 @@ void tw_work_fn(struct work_struct *work)
 		t = tw_take(base);
 		if (!t)
 			break;
+		twheel_hook_watch(TWHEEL_HOOK_runner_take, t);
 		periodic = t->mode != TWHEEL_MODE_ONESHOT;
 		deadline = t->deadline;
 		func = t->func;
