@@ -30,34 +30,34 @@
 
 TWHEEL_IMPORT_KUNIT_NS();
 
-#define TWF_TIMEOUT_MS		10000
+#define TWG_TIMEOUT_MS		10000
 
-static bool twf_wait(struct completion *c)
+static bool twg_wait(struct completion *c)
 {
-	return wait_for_completion_timeout(c, msecs_to_jiffies(TWF_TIMEOUT_MS));
+	return wait_for_completion_timeout(c, msecs_to_jiffies(TWG_TIMEOUT_MS));
 }
 
 /* Timers of the flooding group: several passes' budget (TW_PASS_BUDGET). */
-#define TWF_N			(4 * TW_PASS_BUDGET)
+#define TWG_N			(4 * TW_PASS_BUDGET)
 /* The groups: the flood's (the in-kernel default) and two others. */
-#define TWF_GROUPS		3
+#define TWG_GROUPS		3
 /* Their deadline: this far ahead of the first arm. */
-#define TWF_AHEAD_MS		1000
+#define TWG_AHEAD_MS		1000
 
-struct twf;
+struct twg;
 
-struct twf_timer {
+struct twg_timer {
 	struct twheel_timer	timer;
-	struct twf		*f;
+	struct twg		*f;
 	atomic_t		fired;
 	int			seq;		/* order of its callback, from 1 */
 	int			taken;		/* order of its take, from 1 */
 };
 
-struct twf {
-	struct twf_timer	flood[TWF_N];
-	struct twf_timer	other[TWF_GROUPS - 1];
-	struct twf_timer	late[2];	/* armed by the cancel test */
+struct twg {
+	struct twg_timer	flood[TWG_N];
+	struct twg_timer	other[TWG_GROUPS - 1];
+	struct twg_timer	late[2];	/* armed by the cancel test */
 	atomic_t		seq;
 	atomic_t		taken;
 	atomic_t		left;
@@ -72,7 +72,7 @@ struct twf {
 	struct completion	done;
 };
 
-static void twf_done(struct twf *f)
+static void twg_done(struct twg *f)
 {
 	if (atomic_dec_and_test(&f->left))
 		complete(&f->done);
@@ -83,7 +83,7 @@ static void twf_done(struct twf *f)
  * flood, expired and queued behind it (head to tail of its queue), then
  * arms one more timer of the flood's group and one of another, due now.
  */
-static void twf_cancel_rest(struct twf *f, struct twf_timer *self)
+static void twg_cancel_rest(struct twg *f, struct twg_timer *self)
 {
 	unsigned int i;
 
@@ -92,7 +92,7 @@ static void twf_cancel_rest(struct twf *f, struct twf_timer *self)
 			continue;
 		if (twheel_timer_cancel(&f->flood[i].timer) == 1) {
 			atomic_inc(&f->cancelled);
-			twf_done(f);
+			twg_done(f);
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(f->late); i++)
@@ -100,10 +100,10 @@ static void twf_cancel_rest(struct twf *f, struct twf_timer *self)
 				    TWHEEL_ABS, f->cpu);
 }
 
-static void twf_fn(struct twheel_timer *timer)
+static void twg_fn(struct twheel_timer *timer)
 {
-	struct twf_timer *ft = container_of(timer, struct twf_timer, timer);
-	struct twf *f = ft->f;
+	struct twg_timer *ft = container_of(timer, struct twg_timer, timer);
+	struct twg *f = ft->f;
 
 	if (ktime_get_ns() < f->deadline)
 		atomic_inc(&f->early);
@@ -115,21 +115,21 @@ static void twf_fn(struct twheel_timer *timer)
 	 */
 	if (f->cancel && ft >= f->flood && ft < f->flood + f->nr_flood) {
 		if (!atomic_xchg(&f->leader, 1)) {
-			twf_cancel_rest(f, ft);
+			twg_cancel_rest(f, ft);
 			complete_all(&f->cancelled_all);
 		} else {
 			wait_for_completion(&f->cancelled_all);
 		}
 	}
-	twf_done(f);
+	twg_done(f);
 }
 
-static void twf_stop(void *data)
+static void twg_stop(void *data)
 {
-	struct twf *f = data;
+	struct twg *f = data;
 	unsigned int i;
 
-	for (i = 0; i < TWF_N; i++)
+	for (i = 0; i < TWG_N; i++)
 		twheel_timer_cancel_sync(&f->flood[i].timer);
 	for (i = 0; i < ARRAY_SIZE(f->other); i++)
 		twheel_timer_cancel_sync(&f->other[i].timer);
@@ -141,25 +141,25 @@ static void twf_stop(void *data)
  * Under the base lock, as a runner takes @p off its queues: number the
  * takes of this test's timers (only one test's are armed at a time).
  */
-static void twf_taken(void *p)
+static void twg_taken(void *p)
 {
 	struct twheel_timer *t = p;
-	struct twf_timer *ft;
+	struct twg_timer *ft;
 
-	if (t->func != twf_fn)
+	if (t->func != twg_fn)
 		return;
-	ft = container_of(t, struct twf_timer, timer);
+	ft = container_of(t, struct twg_timer, timer);
 	ft->taken = atomic_inc_return(&ft->f->taken);
 }
 
-static void twf_unwatch(void *data)
+static void twg_unwatch(void *data)
 {
 	twheel_hook_set_watch(TWHEEL_HOOK_runner_take, NULL);
 }
 
-static void twf_setup(struct twf_timer *ft, struct twf *f, u32 group)
+static void twg_setup(struct twg_timer *ft, struct twg *f, u32 group)
 {
-	twheel_timer_init(&ft->timer, twf_fn);
+	twheel_timer_init(&ft->timer, twg_fn);
 	if (group)
 		twheel_timer_set_group(&ft->timer, group);
 	ft->f = f;
@@ -171,10 +171,10 @@ static void twf_setup(struct twf_timer *ft, struct twf *f, u32 group)
  * late[] timers (of the flood's group and of another) are armed by the
  * flood's first callback. Waits for every callback.
  */
-static struct twf *twf_arm(struct kunit *test, unsigned int nr_flood,
+static struct twg *twg_arm(struct kunit *test, unsigned int nr_flood,
 			   bool cancel)
 {
-	struct twf *f;
+	struct twg *f;
 	unsigned int i, k = 0;
 
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -184,25 +184,25 @@ static struct twf *twf_arm(struct kunit *test, unsigned int nr_flood,
 	f->nr_flood = nr_flood;
 	f->cancel = cancel;
 	f->cpu = raw_smp_processor_id();
-	for (i = 0; i < TWF_N; i++)
-		twf_setup(&f->flood[i], f, 0);
+	for (i = 0; i < TWG_N; i++)
+		twg_setup(&f->flood[i], f, 0);
 	for (i = 0; i < ARRAY_SIZE(f->other); i++)
-		twf_setup(&f->other[i], f, 1 + 2 * i);
-	twf_setup(&f->late[0], f, 0);
-	twf_setup(&f->late[1], f, 1);
+		twg_setup(&f->other[i], f, 1 + 2 * i);
+	twg_setup(&f->late[0], f, 0);
+	twg_setup(&f->late[1], f, 1);
 	atomic_set(&f->left, nr_flood + ARRAY_SIZE(f->other) +
 			     (cancel ? ARRAY_SIZE(f->late) : 0));
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, twf_stop, f));
-	twheel_hook_set_watch(TWHEEL_HOOK_runner_take, twf_taken);
+			kunit_add_action_or_reset(test, twg_stop, f));
+	twheel_hook_set_watch(TWHEEL_HOOK_runner_take, twg_taken);
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   twf_unwatch,
+							   twg_unwatch,
 							   NULL));
 	/*
 	 * Far enough for every arm to be made before it, even on an emulated
 	 * debug guest: the turns are those of timers due together.
 	 */
-	f->deadline = ktime_get_ns() + TWF_AHEAD_MS * NSEC_PER_MSEC;
+	f->deadline = ktime_get_ns() + TWG_AHEAD_MS * NSEC_PER_MSEC;
 	/* The others amid the flood: its order in a bucket does not help. */
 	for (i = 0; i < nr_flood; i++) {
 		if (k < ARRAY_SIZE(f->other) &&
@@ -223,8 +223,8 @@ static struct twf *twf_arm(struct kunit *test, unsigned int nr_flood,
 	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(f->other), k);
 	KUNIT_ASSERT_LT_MSG(test, ktime_get_ns() + twheel_tick_ns(), f->deadline,
 			    "arming took over %u ms: the timers are not due together",
-			    TWF_AHEAD_MS);
-	KUNIT_ASSERT_TRUE(test, twf_wait(&f->done));
+			    TWG_AHEAD_MS);
+	KUNIT_ASSERT_TRUE(test, twg_wait(&f->done));
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->early), 0);
 	return f;
 }
@@ -237,14 +237,14 @@ static struct twf *twf_arm(struct kunit *test, unsigned int nr_flood,
  * took its timer in turn can lose the CPU before it calls it while the
  * others run the flood; it is shown, not checked.
  */
-static void twf_turns(struct kunit *test)
+static void twg_turns(struct kunit *test)
 {
-	struct twf *f = twf_arm(test, TWF_N, false);
+	struct twg *f = twg_arm(test, TWG_N, false);
 	unsigned int i;
 
 	/* Nothing fires twice: give a duplicate the time to show. */
 	msleep(20);
-	for (i = 0; i < TWF_N; i++)
+	for (i = 0; i < TWG_N; i++)
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&f->flood[i].fired), 1,
 				    "flood timer %u", i);
 	/* Every callback's timer was seen taken, once. */
@@ -255,7 +255,7 @@ static void twf_turns(struct kunit *test)
 			   atomic_read(&f->seq));
 		KUNIT_EXPECT_EQ(test, atomic_read(&f->other[i].fired), 1);
 		KUNIT_EXPECT_GE(test, f->other[i].taken, 1);
-		KUNIT_EXPECT_LE_MSG(test, f->other[i].taken, TWF_GROUPS,
+		KUNIT_EXPECT_LE_MSG(test, f->other[i].taken, TWG_GROUPS,
 				    "group %u was taken behind the flood",
 				    1 + 2 * i);
 	}
@@ -265,9 +265,9 @@ static void twf_turns(struct kunit *test)
  * Expired timers cancelled from their queue's head, middle and tail leave
  * it and the round-robin list whole: later timers of both groups fire.
  */
-static void twf_cancel(struct kunit *test)
+static void twg_cancel(struct kunit *test)
 {
-	struct twf *f = twf_arm(test, 2 * TW_PASS_BUDGET, true);
+	struct twg *f = twg_arm(test, 2 * TW_PASS_BUDGET, true);
 	unsigned int i, fired = 0;
 
 	msleep(20);
@@ -288,15 +288,15 @@ static void twf_cancel(struct kunit *test)
 				    "timer armed after the cancels, %u", i);
 }
 
-static struct kunit_case twf_cases[] = {
-	KUNIT_CASE(twf_turns),
-	KUNIT_CASE(twf_cancel),
+static struct kunit_case twg_cases[] = {
+	KUNIT_CASE(twg_turns),
+	KUNIT_CASE(twg_cancel),
 	{}
 };
 
-static struct kunit_suite twf_suite = {
+static struct kunit_suite twg_suite = {
 	.name = "twheel_fairness",
-	.test_cases = twf_cases,
+	.test_cases = twg_cases,
 };
 
-kunit_test_suites(&twf_suite);
+kunit_test_suites(&twg_suite);
