@@ -124,6 +124,18 @@ static void twheel_utimer_event(const struct twheel_utimer *ut, u64 now,
 		ev->flags = TWHEEL_EVENT_PERIODIC;
 }
 
+/*
+ * The time of @ut's clock for its event: only a periodic timer's needs it
+ * (its overruns, its next deadline). A one-shot or canceled timer's record
+ * is what its callback or cancel stored, so no clock is read for it (0).
+ */
+static u64 twheel_event_now(const struct twheel_utimer *ut)
+{
+	if (ut->canceled || ut->mode == TWHEEL_MODE_ONESHOT)
+		return 0;
+	return twheel_uclock_now(ut->clock);
+}
+
 /* @ev with its times as the reader's time namespace sees them. */
 static void twheel_event_to_user(const struct twheel_utimer *ut,
 				 const struct twheel_event *ev,
@@ -212,7 +224,7 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 						      cb.link);
 			if (!ut)
 				break;
-			now = twheel_uclock_now(ut->clock);
+			now = twheel_event_now(ut);
 			twheel_utimer_event(ut, now, &ev);
 			twheel_event_to_user(ut, &ev, &uev);
 			if (copy_to_user_nofault(buf + done, &uev, rec)) {
