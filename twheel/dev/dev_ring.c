@@ -257,8 +257,15 @@ void tw_ring_fire(struct twheel_timer *t)
 	 * Every expiry wakes, the backlogged ones too: a consumer that read
 	 * no OVERFLOW before this one went to the backlog must not sleep
 	 * through it (an edge-triggered epoll sees each wake-up as an edge).
+	 *
+	 * Not queued again while it is pending: a pending irq_work clears
+	 * PENDING, then issues a full barrier, before it wakes. This expiry's
+	 * record came before wq_has_sleeper()'s full barrier, so either this
+	 * read sees PENDING cleared and queues a wake-up of its own, or the
+	 * wake-up to come sees the record (irq_work_claim()'s reasoning). A
+	 * burst then pays one plain load per expiry instead of an atomic.
 	 */
-	if (wq_has_sleeper(r->wq))
+	if (wq_has_sleeper(r->wq) && !irq_work_is_pending(&r->wake))
 		irq_work_queue(&r->wake);
 }
 
