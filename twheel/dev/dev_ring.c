@@ -189,8 +189,10 @@ static bool tw_ring_put(struct tw_ring *r, const struct tw_slot *s,
 	if (s->timer.mode != TWHEEL_MODE_ONESHOT || s->parked)
 		flags |= TWHEEL_CQE_PERIODIC;
 	cqe->flags = flags;
+	/* tw_ring_ready() reads the kernel's tail without the lock. */
+	WRITE_ONCE(r->tail, r->tail + 1);
 	/* The record before the tail: pairs with the reader's acquire. */
-	smp_store_release(&r->hdr->tail, ++r->tail);
+	smp_store_release(&r->hdr->tail, r->tail);
 	return true;
 }
 
@@ -242,7 +244,8 @@ void tw_ring_fire(struct twheel_timer *t)
 		__set_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
 		s->fired = t->deadline;
 		s->pend = overruns;
-		r->nr_backlog++;
+		/* Read without the lock: tw_ring_ready(), the flush. */
+		WRITE_ONCE(r->nr_backlog, r->nr_backlog + 1);
 		WRITE_ONCE(r->hdr->flags, r->hdr->flags | TWHEEL_RING_OVERFLOW);
 		WRITE_ONCE(r->hdr->overflow, r->hdr->overflow + 1);
 		if (t->mode != TWHEEL_MODE_ONESHOT) {
@@ -278,7 +281,8 @@ static void tw_backlog_del(struct twheel_table *tb, struct tw_chunk *c,
 	__clear_bit(i, &c->h.backlog);
 	if (!c->h.backlog)
 		__clear_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
-	if (!--r->nr_backlog)
+	WRITE_ONCE(r->nr_backlog, r->nr_backlog - 1);
+	if (!r->nr_backlog)
 		WRITE_ONCE(r->hdr->flags,
 			   r->hdr->flags & ~TWHEEL_RING_OVERFLOW);
 }
