@@ -77,7 +77,10 @@ krel=$(tw_kdir_release "$kdir")
 image=$(tw_stock_dir 6.1)/vmlinuz
 mod=$OUT/mod-$krel
 
-mapfile -t built < <(TW_TESTHOOKS=0 "$VM/build-module.sh" "$kdir" "$mod")
+# A failed build must not leave the bench to load the last run's modules.
+list=$(TW_TESTHOOKS=0 "$VM/build-module.sh" "$kdir" "$mod") ||
+	tw_die "twheel.ko build failed for $krel"
+mapfile -t built <<<"$list"
 kos=()
 for ko in "${built[@]}"; do
 	case "$(basename "$ko")" in
