@@ -1051,6 +1051,43 @@ TEST_F(dev, poll_and_epoll)
 	close(ep);
 }
 
+/*
+ * An expiry wakes the waiters only if none was woken for an event since a
+ * waiter last looked: each epoll_wait() that reports the file, each poll()
+ * and each blocking read() looks, so an expiry after any of them wakes
+ * again, read or not. A look that left the flag of the last wake-up set
+ * would sleep here until the harness's timeout.
+ */
+TEST_F(dev, expiry_wakes_after_each_look)
+{
+	struct epoll_event eev = { .events = EPOLLIN | EPOLLET }, out;
+	struct twheel_event ev[4];
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int i;
+
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	/* Edge-triggered, nothing read: each expiry is an edge. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, i));
+		ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	}
+	EXPECT_EQ(3, nonblock_read(self->fd, ev, 4));
+	close(ep);
+
+	/* poll() after the epoll waiter's wake-up. */
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 3));
+	ASSERT_EQ(1, wait_ready(self->fd, 5000));
+	EXPECT_EQ(1, nonblock_read(self->fd, ev, 4));
+
+	/* Blocking read()s after poll()'s. */
+	for (i = 0; i < 2; i++) {
+		ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 4 + i));
+		ASSERT_EQ((ssize_t)EV_SIZE, read(self->fd, ev, EV_SIZE));
+		EXPECT_EQ((uint64_t)(4 + i), ev[0].cookie);
+	}
+}
+
 TEST_F(dev, batch_arm_partial_failure)
 {
 	struct twheel_batch b = { .size = sizeof(b) };
