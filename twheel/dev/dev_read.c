@@ -17,6 +17,8 @@
 
 /* Events copied per hold of the file lock by read(). */
 #define TWHEEL_READ_CHUNK	TWHEEL_LOCK_BUDGET
+/* Events built on the stack and copied out at once by read(). */
+#define TWHEEL_READ_BATCH	8
 /* Attempts to fault in the buffer of read() before giving up with EFAULT. */
 #define TWHEEL_READ_RETRIES	3
 
@@ -150,9 +152,13 @@ static void twheel_event_to_user(const struct twheel_utimer *ut,
 	uev->expired = twheel_uclock_to_user(ut->clock, ev->expired);
 }
 
+/*
+ * Consume @ut's queued event, whose record (for @deadline, built at @now) is
+ * in the reader's buffer: see twheel_utimer_event().
+ */
 static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
-			    const struct twheel_event *ev, u64 now,
-			    struct list_head *reap, unsigned long *nr_freed)
+			    u64 deadline, u64 now, struct list_head *reap,
+			    unsigned long *nr_freed)
 {
 	u64 next;
 
@@ -171,7 +177,7 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 	twheel_utimer_unqueue(ut);
 	switch (ut->mode) {
 	case TWHEEL_MODE_FIXED_RATE:
-		next = twheel_grid(ev->deadline, 1, ut->period);
+		next = twheel_grid(deadline, 1, ut->period);
 		break;
 	default:
 		next = twheel_deadline_after(now, ut->period);
@@ -181,6 +187,43 @@ static void twheel_read_one(struct twheel_file *f, struct twheel_utimer *ut,
 	/* Keep the CPU; if it went away meanwhile, take the local one. */
 	twheel_cbound_rearm(&ut->cb, ut->clock);
 	twheel_utimer_bind(f, ut);
+}
+
+/*
+ * Copy the records of the first @max (1..TWHEEL_READ_BATCH) queued events to
+ * @ubuf in one copy (page faults disabled), then consume them: none is
+ * consumed unless all of them are in @ubuf. File lock held.
+ *
+ * Return: the number of records copied (0 if none is queued), or -EFAULT.
+ */
+static int twheel_read_batch(struct twheel_file *f, char __user *ubuf,
+			     unsigned int max, struct list_head *reap,
+			     unsigned long *nr_freed)
+{
+	struct twheel_event uev[TWHEEL_READ_BATCH], ev;
+	u64 deadline[TWHEEL_READ_BATCH], now[TWHEEL_READ_BATCH];
+	struct twheel_utimer *ut;
+	unsigned int n = 0, i;
+
+	list_for_each_entry(ut, &f->ready, cb.link) {
+		if (n == max)
+			break;
+		now[n] = twheel_event_now(ut);
+		twheel_utimer_event(ut, now[n], &ev);
+		deadline[n] = ev.deadline;
+		twheel_event_to_user(ut, &ev, &uev[n]);
+		n++;
+	}
+	if (!n)
+		return 0;
+	if (copy_to_user_nofault(ubuf, uev, n * sizeof(uev[0])))
+		return -EFAULT;
+	/* Each one consumed leaves the head of the ready list. */
+	for (i = 0; i < n; i++) {
+		ut = list_first_entry(&f->ready, struct twheel_utimer, cb.link);
+		twheel_read_one(f, ut, deadline[i], now[i], reap, nr_freed);
+	}
+	return n;
 }
 
 /**
@@ -201,13 +244,11 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 {
 	const size_t rec = sizeof(struct twheel_event);
 	struct twheel_utimer *ut, *tmp;
-	struct twheel_event ev, uev;
 	unsigned long nr_freed = 0;
-	int retries = 0;
+	int retries = 0, n;
 	size_t done = 0;
 	LIST_HEAD(reap);
 	bool fault = false;
-	u64 now;
 
 	while (count - done >= rec) {
 		size_t chunk = min(count - done, TWHEEL_READ_CHUNK * rec);
@@ -223,20 +264,17 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 		}
 		spin_lock(&f->lock);
 		while (done - start < chunk) {
-			ut = list_first_entry_or_null(&f->ready,
-						      struct twheel_utimer,
-						      cb.link);
-			if (!ut)
-				break;
-			now = twheel_event_now(ut);
-			twheel_utimer_event(ut, now, &ev);
-			twheel_event_to_user(ut, &ev, &uev);
-			if (copy_to_user_nofault(buf + done, &uev, rec)) {
+			n = min_t(size_t, (chunk - (done - start)) / rec,
+				  TWHEEL_READ_BATCH);
+			n = twheel_read_batch(f, buf + done, n, &reap,
+					      &nr_freed);
+			if (n < 0) {
 				fault = true;
 				break;
 			}
-			done += rec;
-			twheel_read_one(f, ut, &ev, now, &reap, &nr_freed);
+			if (!n)
+				break;
+			done += n * rec;
 		}
 		empty = list_empty(&f->ready);
 		spin_unlock(&f->lock);
