@@ -1052,13 +1052,13 @@ TEST_F(dev, poll_and_epoll)
 }
 
 /*
- * An expiry wakes the waiters only if none was woken for an event since a
- * waiter last looked: each epoll_wait() that reports the file, each poll()
- * and each blocking read() looks, so an expiry after any of them wakes
- * again, read or not. A look that left the flag of the last wake-up set
- * would sleep here until the harness's timeout.
+ * Every expiry wakes the file's waiters, whether or not the events before
+ * it were read: an edge-triggered epoll consumer gets an edge for each,
+ * and poll() and blocking read()s after it are woken too. A wake-up sent
+ * only when the ready list was empty, or skipped because one was sent
+ * before, would leave a waiter asleep here until the harness's timeout.
  */
-TEST_F(dev, expiry_wakes_after_each_look)
+TEST_F(dev, every_expiry_wakes)
 {
 	struct epoll_event eev = { .events = EPOLLIN | EPOLLET }, out;
 	struct twheel_event ev[4];

@@ -161,8 +161,6 @@ struct twheel_user;
  * @uchunks_cap: size of @uchunks
  * @ready:	timers with a queued event, oldest first
  * @wq:		readers and pollers wait here for @ready to become non-empty
- * @woken:	@wq was woken for @ready since a waiter last looked at it
- *		(twheel_file_ready()); read and cleared without the lock
  * @nr:		timers alive in this file (charged against the caps)
  * @table:	the timer table and completion ring, NULL until
  *		TWHEEL_IOC_RING_SETUP (set once, then constant)
@@ -184,7 +182,6 @@ struct twheel_file {
 	u32			uchunks_cap;
 	struct list_head	ready;
 	wait_queue_head_t	wq;
-	bool			woken;
 	atomic_long_t		nr;
 	struct twheel_table	*table;
 	struct twheel_user	*user;

@@ -81,17 +81,13 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
  * twheel_file_ready() - does the file have an unread event?
  * @f:	the file
  *
- * Lockless, for wait_event() and poll(), after the caller's wait entry is
- * on @f->wq. The waiter looks: the next event wakes the waiters again
- * (@f->woken, see twheel_utimer_queue()).
+ * Lockless, for wait_event() and poll(); the callback's wq_has_sleeper()
+ * barrier pairs with the waiter's.
  *
  * Return: true if the ready list is not empty.
  */
 bool twheel_file_ready(struct twheel_file *f)
 {
-	WRITE_ONCE(f->woken, false);
-	/* Pairs with wq_has_sleeper() in twheel_utimer_queue(). */
-	smp_mb();
 	return !list_empty_careful(&f->ready);
 }
 

@@ -29,26 +29,16 @@
 #include "stats.h"
 #include "testhooks.h"
 
-/*
- * Queue @ut's event (file lock held) and wake the readers, unless a wake-up
- * was sent since a waiter last looked at the ready list: every waiter then
- * registered was woken and looks again (twheel_file_ready()), so a flood of
- * expiries into a file whose reader has not run yet wakes it once, not once
- * per expiry (each wake-up of a woken task still takes its locks). The
- * barrier of wq_has_sleeper() pairs with that of twheel_file_ready(): either
- * the waiter sees this event, or this sees its wait entry and @woken
- * cleared, and wakes it.
- */
+/* Queue @ut's event (file lock held) and wake the readers. */
 static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 				u64 expired)
 {
 	ut->expired = expired;
 	ut->queued = 1;
 	list_move_tail(&ut->cb.link, &f->ready);
-	if (wq_has_sleeper(&f->wq) && !READ_ONCE(f->woken)) {
-		WRITE_ONCE(f->woken, true);
+	/* Pairs with the barrier in prepare_to_wait() / poll. */
+	if (wq_has_sleeper(&f->wq))
 		wake_up(&f->wq);
-	}
 }
 
 /*
