@@ -508,6 +508,62 @@ out:
 }
 
 /**
+ * tw_wheel_bucket() - the level-0 bucket of a tick, if it holds that tick only
+ * @w:		the wheel
+ * @tick:	a tick at or after the clock
+ *
+ * A level-0 bucket in the clock's level-0 turn, at or after the clock's own,
+ * holds exactly the nodes due at its tick (see "Placement" in wheel.h). Nodes
+ * due then may also wait in a higher level, to cascade at @tick, or on the
+ * overflow list; they are not on it. O(1).
+ *
+ * Return: that bucket, or NULL if it is empty or @tick is before the clock
+ * or beyond its level-0 turn.
+ */
+const struct hlist_head *tw_wheel_bucket(const struct tw_wheel *w, u64 tick)
+{
+	unsigned long idx = tick & w->mask;
+
+	if (tick < w->clk || !(w->bitmap[0] & BIT(idx)))
+		return NULL;
+	/* The bucket of that index holds the clock's turn's tick. */
+	if ((tick ^ w->clk) > w->mask)
+		return NULL;
+	return &w->buckets[idx];
+}
+
+/**
+ * tw_wheel_take() - hand out a tick's level-0 bucket before the clock gets there
+ * @w:		the wheel
+ * @tick:	a tick for which tw_wheel_bucket() is not NULL
+ * @expired:	the bucket's nodes are appended to this list (O(1) when it is
+ *		empty, else its end is looked for first)
+ * @budget:	at most this many nodes are moved; decremented by them
+ *
+ * For a caller that knows, by a finer clock than the wheel's, that every
+ * node of the bucket is due although its tick has not begun. The clock does
+ * not move: a node added later for @tick goes into the same bucket and
+ * comes out when the clock reaches @tick (or by another take). Nodes due at
+ * @tick elsewhere in the wheel stay there. O(nodes moved).
+ *
+ * Return: number of nodes moved to @expired.
+ */
+unsigned long tw_wheel_take(struct tw_wheel *w, u64 tick,
+			    struct hlist_head *expired, unsigned long *budget)
+{
+	struct hlist_node **tail = &expired->first;
+	unsigned long idx = tick & w->mask, count;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	count = tw_append_some(&w->buckets[idx], &tail, budget);
+	if (hlist_empty(&w->buckets[idx]))
+		w->bitmap[0] &= ~BIT(idx);
+	w->pending -= count;
+	return count;
+}
+
+/**
  * tw_wheel_advance() - run the wheel up to and including tick @now
  * @w:		the wheel
  * @now:	current tick

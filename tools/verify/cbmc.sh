@@ -35,12 +35,12 @@ set -uo pipefail
 
 # name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:ADVANCE:extra
 # SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
-# F forward, E advance to the last tick, ? any of A C V F; the node and
+# F forward, T take, E advance to the last tick, ? any of A C V F; the node and
 # every tick are nondeterministic. ADVANCE is the unwinding of the tick
 # loop of tw_wheel_advance_budget() (its loop 1): one advance visits at most ADVANCE - 1
 # ticks (proven sufficient, else the proof fails). Every tick is below 2^TICK_BITS; extra HIGH: or in
 # the 2^TICK_BITS ticks before TW_MAX_TICK, or above it (saturation).
-# extra PLANT-LEVEL, PLANT-EARLY: a planted bug (below), which must be
+# extra PLANT-LEVEL, PLANT-EARLY, PLANT-TAKE: a planted bug (below), which must be
 # caught.
 # The longest first: run.sh runs TW_VERIFY_JOBS of them at once.
 PROOFS="wheel-two-nodes:2:2:2:AAV:5:6:
@@ -48,6 +48,8 @@ wheel-two-nodes-cancel:2:2:2:AACV:5:6:
 wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
 wheel-budget:2:2:1:ABE:6:4:
 wheel-cancel-forward:2:2:1:ACFAV:6:5:
+wheel-take:2:2:2:AATV:5:6:
+take-beyond-turn:2:2:1:AVT:5:6:PLANT-TAKE
 placement-off-by-one:2:2:1:AV:6:4:PLANT-LEVEL
 expiry-off-by-one:2:2:1:AV:6:4:PLANT-EARLY"
 
@@ -106,6 +108,12 @@ PLANT-EARLY)
 	plant '	for (; tick <= now; tick = __tw_wheel_next(w)) {' \
 		'	for (; tick <= now + 1; tick = __tw_wheel_next(w)) {' \
 		"the tick loop of tw_wheel_advance_budget()" "never early" ;;
+PLANT-TAKE)
+	# A bucket found for a tick of a later turn: other ticks' nodes out.
+	plant '	if ((tick ^ w->clk) > w->mask)' \
+		'	if (0)' \
+		"the turn check of tw_wheel_bucket()" \
+		"take: the bucket is found exactly when it holds the tick's nodes" ;;
 esac
 for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel.c"; do
 	gcc -E -std=gnu11 "${defs[@]}" -iquote "$dir/src" \
@@ -127,6 +135,9 @@ unwind+=",check_expired.0:$((n + 1)),check_expired.1:$((n + 1))"
 unwind+=",__tw_wheel_next.0:$((l + 2)),tw_next_on_boundary.0:$l,tw_process_upper.0:$l"
 unwind+=",tw_cascade.0:$((n + 1)),tw_pull_overflow.0:$((n + 1))"
 unwind+=",tw_cut_some.0:$((n + 1))"
+unwind+=",op_take.0:$((n + 1)),op_take.1:$((n + 1)),op_take.2:$((n + 1))"
+# Loop 0 of tw_wheel_take() finds the end of the caller's list.
+unwind+=",tw_wheel_take.0:$((n + 1))"
 # Loop 0 of tw_wheel_advance_budget() finds the end of the caller's list.
 unwind+=",tw_wheel_advance_budget.0:$((n + 1))"
 unwind+=",tw_wheel_advance_budget.1:$adv"

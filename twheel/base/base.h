@@ -12,6 +12,19 @@
  * and the tick hrtimer for tick T is programmed at T * tick_ns, so a timer
  * never fires before its deadline and at most one tick after it.
  *
+ * Exact buckets: when the work of tick T is a level-0 bucket of at most
+ * TW_EXACT_NODES timers (tw_wheel_bucket()), the hrtimer is programmed at
+ * the latest of their deadlines instead, and the pass it runs hands out the
+ * bucket ahead of its tick (tw_wheel_take()) once every timer on it is due
+ * by the pass's clock read: a lone timer fires with an hrtimer's lateness,
+ * not up to a tick after its deadline. The wheel's clock does not move for
+ * it. A timer added to the bucket meanwhile with a later deadline makes
+ * that pass find the bucket not yet due; it programs the hrtimer for the
+ * new latest deadline. Never early: each deadline is compared with the
+ * time; never later than T * tick_ns: the hrtimer is never programmed after
+ * it. A bigger bucket, or a tick whose work is a cascade, fires at T *
+ * tick_ns as before, so the walk under the lock is bounded.
+ *
  * Clocks: the bases know only CLOCK_MONOTONIC. Timers on CLOCK_REALTIME or
  * CLOCK_BOOTTIME (/dev/twheel, see dev_file.h "Clocks") are armed here at
  * their deadline converted with the clock's offset of the moment, and their
@@ -233,6 +246,13 @@
  * rest of the tick's work goes to a runner of the base. See "Bounded work".
  */
 #define TW_PASS_BUDGET		TWHEEL_LOCK_BUDGET
+
+/*
+ * Timers a tick's level-0 bucket may hold for the tick to fire at the latest
+ * of their deadlines ("Exact buckets"): the bucket is walked with the base
+ * lock held and interrupts off whenever the tick hrtimer is programmed.
+ */
+#define TW_EXACT_NODES		8
 
 /*
  * Callbacks a runner runs between two reads of the clock, at most (see

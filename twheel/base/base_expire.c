@@ -33,6 +33,46 @@ struct lockdep_map twheel_callback_map =
 #endif
 
 /*
+ * The latest deadline (ns) of the timers in the level-0 bucket of @tick,
+ * into *@last, if that bucket holds only @tick's timers and at most
+ * TW_EXACT_NODES of them ("Exact buckets" in base.h). Base lock held.
+ */
+static bool tw_bucket_last(const struct twheel_base *base, u64 tick,
+			   u64 *last)
+{
+	const struct hlist_head *head = tw_wheel_bucket(&base->wheel, tick);
+	const struct hlist_node *pos;
+	unsigned int nr = 0;
+	u64 max = 0;
+
+	if (!head)
+		return false;
+	for (pos = head->first; pos; pos = pos->next) {
+		if (++nr > TW_EXACT_NODES)
+			return false;
+		max = max(max, hlist_entry(pos, struct twheel_timer,
+					   node.entry)->deadline);
+	}
+	*last = max;
+	return true;
+}
+
+/*
+ * When the tick hrtimer fires for the work of tick @tick: at the latest
+ * deadline of its bucket if that is known and earlier, else at the tick's
+ * start. Base lock held.
+ */
+static ktime_t tw_fire_time(const struct twheel_base *base, u64 tick)
+{
+	ktime_t at = tw_tick_to_ktime(tick);
+	u64 last;
+
+	if (tw_bucket_last(base, tick, &last) && last < (u64)ktime_to_ns(at))
+		return ns_to_ktime(last);
+	return at;
+}
+
+/*
  * Make the tick hrtimer fire no later than tick @next. Directly on the owning
  * CPU; from another CPU through an IPI whose handler does the same on the
  * owner (none if one is already queued: it will see this change). The tick
@@ -51,7 +91,7 @@ void __tw_reprogram(struct twheel_base *base, u64 next)
 		return;
 	if (base->cpu == smp_processor_id()) {
 		base->next_tick = next;
-		hrtimer_start(&base->tick, tw_tick_to_ktime(next),
+		hrtimer_start(&base->tick, tw_fire_time(base, next),
 			      HRTIMER_MODE_ABS_PINNED);
 	} else if (!base->csd_pending &&
 		   !smp_call_function_single_async(base->cpu, &base->csd)) {
@@ -306,7 +346,7 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 {
 	unsigned long budget = TW_PASS_BUDGET, n;
-	u64 t0 = local_clock(), now, clk, cascaded;
+	u64 t0 = local_clock(), now, clk, cascaded, last;
 	HLIST_HEAD(batch);
 
 	now = tw_ns_to_tick_floor(now_ns);
@@ -322,6 +362,17 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 	if (cascaded) {
 		twheel_stat_add(cascaded, cascaded);
 		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
+	}
+	/*
+	 * The next tick's bucket, if every timer on it is due by now
+	 * ("Exact buckets" in base.h): its tick has not begun, as the pass
+	 * left no work up to @now.
+	 */
+	if (*next > now && budget >= TW_EXACT_NODES &&
+	    tw_bucket_last(base, *next, &last) && last <= now_ns) {
+		n += tw_wheel_take(&base->wheel, *next, &batch, &budget);
+		twheel_stat_inc(ticks_exact);
+		*next = tw_wheel_next(&base->wheel);
 	}
 	if (n)
 		tw_expire(base, &batch, n, now_ns, next);
@@ -345,15 +396,17 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 static enum hrtimer_restart tw_tick_rearm(struct twheel_base *base,
 					  struct hrtimer *hrt, u64 next)
 {
+	ktime_t at;
+
 	base->next_tick = next;
 	if (next == TW_NO_TICK)
 		return HRTIMER_NORESTART;
+	at = base->behind ? tw_tick_to_ktime(next) : tw_fire_time(base, next);
 	if (unlikely(hrtimer_is_queued(hrt))) {
-		hrtimer_start(hrt, tw_tick_to_ktime(next),
-			      HRTIMER_MODE_ABS_PINNED);
+		hrtimer_start(hrt, at, HRTIMER_MODE_ABS_PINNED);
 		return HRTIMER_NORESTART;
 	}
-	hrtimer_set_expires(hrt, tw_tick_to_ktime(next));
+	hrtimer_set_expires(hrt, at);
 	return HRTIMER_RESTART;
 }
 

@@ -222,6 +222,100 @@ static void twk_tick_periodic(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p->timer));
 }
 
+/* ------------------------------------------------------- exact buckets */
+
+#define TWK_EXACT_TRIES		5
+
+struct twk_exact {
+	struct twheel_timer	timer;
+	u64			deadline;
+	u64			fired_ns;
+	atomic_t		fired;
+	struct completion	done;
+};
+
+static void twk_exact_fn(struct twheel_timer *timer)
+{
+	struct twk_exact *e = container_of(timer, struct twk_exact, timer);
+
+	e->fired_ns = ktime_get_ns();
+	atomic_inc(&e->fired);
+	complete(&e->done);
+}
+
+static void twk_exact_stop(void *data)
+{
+	struct twk_exact *e = data;
+
+	twheel_timer_cancel_sync(&e[0].timer);
+	twheel_timer_cancel_sync(&e[1].timer);
+}
+
+/*
+ * Exact buckets (base.h): a tick's bucket of a few timers fires at the
+ * latest of their deadlines, not when the tick begins. Two timers of one
+ * bucket, due a tenth and a third into its tick's span, the later one
+ * armed second (so the tick hrtimer, programmed for the first, fires
+ * before the second is due): neither fires early, each exactly once, and
+ * in at least one of TWK_EXACT_TRIES tries both start before the tick of
+ * their deadlines begins, which a tick hrtimer programmed for tick
+ * boundaries never does. TWHEEL_TIMER_TICK timers, whose callbacks run in
+ * the tick's pass: the hrtimer's own lateness, and no worker's, stands
+ * between the deadline and the tick's start.
+ */
+static void twk_exact_bucket(struct kunit *test)
+{
+	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
+	u64 tick = twheel_tick_ns(), start, first_late = 0;
+	struct twk_exact *e;
+	unsigned int try, before = 0, i;
+	int cpu;
+
+	e = kunit_kcalloc(test, 2, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < 2; i++) {
+		twheel_timer_setup(&e[i].timer, twk_exact_fn,
+				   TWHEEL_TIMER_TICK);
+		init_completion(&e[i].done);
+	}
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twk_exact_stop, e));
+	for (try = 0; try < TWK_EXACT_TRIES; try++) {
+		cpu = get_cpu();
+		/* The span of one tick, a few ms ahead: (start, start + tick] */
+		start = (ktime_get_ns() / tick + 5) * tick;
+		e[0].deadline = start + tick / 10;
+		e[1].deadline = start + tick / 3;
+		for (i = 0; i < 2; i++) {
+			reinit_completion(&e[i].done);
+			atomic_set(&e[i].fired, 0);
+			KUNIT_ASSERT_EQ(test, 0,
+					twheel_timer_arm_on(&e[i].timer,
+							    e[i].deadline, 0,
+							    TWHEEL_ABS, cpu));
+		}
+		put_cpu();
+		for (i = 0; i < 2; i++) {
+			left = wait_for_completion_timeout(&e[i].done, timeout);
+			KUNIT_ASSERT_TRUE_MSG(test, left,
+					      "timer %u did not fire", i);
+		}
+		for (i = 0; i < 2; i++) {
+			KUNIT_EXPECT_GE_MSG(test, e[i].fired_ns, e[i].deadline,
+					    "timer %u early", i);
+			KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fired), 1);
+		}
+		if (max(e[0].fired_ns, e[1].fired_ns) < start + tick)
+			before++;
+		if (!try)
+			first_late = e[1].fired_ns - e[1].deadline;
+	}
+	kunit_info(test,
+		   "%u of %u tries fired before their tick; the first %llu ns late\n",
+		   before, TWK_EXACT_TRIES, first_late);
+	KUNIT_EXPECT_GT(test, before, 0U);
+}
+
 static struct kunit_case twk_cases[] = {
 	KUNIT_CASE(twk_tick_context),
 	KUNIT_CASE(twk_tick_periodic),
@@ -230,6 +324,7 @@ static struct kunit_case twk_cases[] = {
 	KUNIT_CASE(twk_tick_restarted),
 	KUNIT_CASE(twk_behind_runners_asleep),
 	KUNIT_CASE(twk_clock_not_under_lock),
+	KUNIT_CASE(twk_exact_bucket),
 	{}
 };
 

@@ -13,7 +13,8 @@
  * the host) and returns false.
  *
  * Random operations (arm, modify, cancel, advance by one tick, by bounded
- * passes or by huge jumps) are applied both to the wheel and to a trivially
+ * passes or by huge jumps, the take of a bucket ahead of its tick) are
+ * applied both to the wheel and to a trivially
  * correct reference, an array of (armed, effective deadline) per timer.
  * After every advance the set of expired timers must be exactly the
  * reference's set of timers due by then; tw_wheel_next() must equal its
@@ -343,6 +344,66 @@ static inline bool tw_model_advance(struct tw_model *m, u64 now)
 	return ok;
 }
 
+/*
+ * tw_wheel_take() of a tick's level-0 bucket, as the driver takes the next
+ * tick's bucket once a finer clock says all of it is due (or of any tick
+ * near the clock): tw_wheel_bucket() finds it exactly when it holds nodes
+ * and the tick is in the clock's level-0 turn, at or after the clock; only
+ * nodes due at that tick come out, at most the budget, and the clock stays.
+ */
+static inline bool tw_model_take(struct tw_model *m)
+{
+	u64 clk = m->w->clk, tick = tw_wheel_next(m->w);
+	unsigned long mask = m->w->mask, budget, left, got, listed = 0;
+	struct hlist_head out = HLIST_HEAD_INIT;
+	const struct hlist_head *head;
+	struct hlist_node *tmp;
+	struct tw_node *n;
+	bool ok = true, held = false;
+	unsigned int i;
+
+	if (tw_model_below(m, 2))
+		tick = clk - 1 + tw_model_below(m, 2 * (mask + 2));
+	head = tw_wheel_bucket(m->w, tick);
+	if (tick >= clk && (tick ^ clk) <= mask)
+		for (i = 0; i < m->nt; i++)
+			held |= m->t[i].armed &&
+				m->t[i].node.bucket == (tick & mask);
+	if (!head != !held)
+		return tw_model_fail(m, "bucket(%llu) at clock %llu: %s, want %s",
+				     tick, clk, head ? "found" : "none",
+				     held ? "found" : "none");
+	if (!head)
+		return true;
+	budget = 1 + tw_model_below(m, 8);
+	left = budget;
+	got = tw_wheel_take(m->w, tick, &out, &left);
+	hlist_for_each_entry_safe(n, tmp, &out, entry) {
+		struct tw_model_timer *t = container_of(n, struct tw_model_timer,
+							node);
+
+		hlist_del_init(&n->entry);
+		listed++;
+		if (!t->armed || t->eff != tick)
+			ok = tw_model_fail(m, "take(%llu) gave timer %td (armed %d, due %llu)",
+					   tick, t - m->t, t->armed, t->eff);
+		if (tw_node_in_wheel(n))
+			ok = tw_model_fail(m, "taken node still in the wheel");
+		t->armed = false;
+	}
+	if (got != listed || got + left != budget || !got)
+		ok = tw_model_fail(m, "take(%llu): got %lu, listed %lu, budget %lu left %lu",
+				   tick, got, listed, budget, left);
+	if (left && tw_wheel_bucket(m->w, tick))
+		ok = tw_model_fail(m, "take(%llu) left the bucket with budget left",
+				   tick);
+	if (m->w->clk != clk)
+		ok = tw_model_fail(m, "take(%llu) moved the clock", tick);
+	m->expired += got;
+	m->pending -= got;
+	return ok;
+}
+
 /* tw_wheel_next() by definition: the minimum over levels and overflow. */
 static inline u64 tw_model_ref_next(const struct tw_wheel *w)
 {
@@ -468,8 +529,10 @@ static inline bool tw_model_step(struct tw_model *m)
 		ok = tw_model_arm(m, t);
 	else if (k < 65)
 		ok = tw_model_cancel(m, t);
-	else
+	else if (k < 95)
 		ok = tw_model_advance(m, tw_model_now(m));
+	else
+		ok = tw_model_take(m);
 	ok = ok && tw_model_check(m);
 	if (ok && !(m->op % TW_MODEL_STRUCT_EVERY))
 		ok = tw_model_check_struct(m);

@@ -562,6 +562,65 @@ static void tw_test_big_gap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->clk, (1ULL << 60) + 1);
 }
 
+/*
+ * tw_wheel_bucket() finds a tick's level-0 bucket only while it holds that
+ * tick's nodes alone, and tw_wheel_take() hands it out without moving the
+ * clock: a node added later for the tick comes out when the clock gets
+ * there, and nodes of the tick still in a higher level stay put.
+ */
+static void tw_test_take(struct kunit *test)
+{
+	/* Clock 1 tick before a level-1 boundary: 128 is level 1's bucket 2. */
+	struct tw_wheel *w = tw_new(test, 6, 5, 127);
+	struct tw_tmr *t = tw_new_timers(test, 5);
+	struct hlist_head out = HLIST_HEAD_INIT;
+	unsigned long budget;
+
+	tw_wheel_add(w, &t[0].node, 127);
+	tw_wheel_add(w, &t[1].node, 127);
+	tw_wheel_add(w, &t[2].node, 128);	/* level 1 */
+	KUNIT_EXPECT_NULL(test, tw_wheel_bucket(w, 126));	/* past */
+	KUNIT_EXPECT_NULL(test, tw_wheel_bucket(w, 128));	/* next turn */
+	KUNIT_EXPECT_NULL(test, tw_wheel_bucket(w, 127 + 64));	/* same index */
+	KUNIT_ASSERT_NOT_NULL(test, tw_wheel_bucket(w, 127));
+	KUNIT_EXPECT_PTR_EQ(test, tw_wheel_bucket(w, 127), &w->buckets[63]);
+
+	/* A budget of one: the rest stays found. */
+	budget = 1;
+	KUNIT_EXPECT_EQ(test, tw_wheel_take(w, 127, &out, &budget), 1UL);
+	KUNIT_EXPECT_EQ(test, budget, 0UL);
+	KUNIT_EXPECT_NOT_NULL(test, tw_wheel_bucket(w, 127));
+	budget = 8;
+	KUNIT_EXPECT_EQ(test, tw_wheel_take(w, 127, &out, &budget), 1UL);
+	KUNIT_EXPECT_EQ(test, budget, 7UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 127), 2U);
+	KUNIT_EXPECT_NULL(test, tw_wheel_bucket(w, 127));
+	KUNIT_EXPECT_EQ(test, w->clk, 127ULL);
+	KUNIT_EXPECT_EQ(test, w->pending, 1UL);
+	KUNIT_EXPECT_EQ(test, w->bitmap[0], 0UL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next(w), 128ULL);
+
+	/* The clock on the boundary: its level-0 bucket takes new nodes. */
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 127, &out), 0UL);
+	KUNIT_EXPECT_EQ(test, w->clk, 128ULL);
+	tw_wheel_add(w, &t[3].node, 128);
+	tw_wheel_add(w, &t[4].node, 130);
+	KUNIT_EXPECT_EQ(test, t[3].node.bucket, 0);
+	KUNIT_EXPECT_NOT_NULL(test, tw_wheel_bucket(w, 130));
+	budget = 8;
+	KUNIT_EXPECT_EQ(test, tw_wheel_take(w, 128, &out, &budget), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 128), 1U);
+	/* t[2] still waits in level 1 and comes out at 128. */
+	KUNIT_EXPECT_TRUE(test, tw_node_in_wheel(&t[2].node));
+	KUNIT_EXPECT_EQ(test, tw_wheel_next(w), 128ULL);
+	tw_wheel_add(w, &t[3].node, 128);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 128, &out), 2UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 128), 2U);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 130, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 130), 1U);
+	KUNIT_EXPECT_EQ(test, w->pending, 0UL);
+}
+
 static struct kunit_case tw_geometry_cases[] = {
 	KUNIT_CASE(tw_test_init),
 	KUNIT_CASE(tw_test_placement),
@@ -574,6 +633,7 @@ static struct kunit_case tw_geometry_cases[] = {
 	KUNIT_CASE(tw_test_drain),
 	KUNIT_CASE(tw_test_forward),
 	KUNIT_CASE(tw_test_big_gap),
+	KUNIT_CASE(tw_test_take),
 	{}
 };
 

@@ -16,6 +16,9 @@
  *            with any budget): backwards, to the clock, by one, by any
  *            number of ticks
  *   forward  tw_wheel_forward() to any tick
+ *   take     tw_wheel_take() of the bucket tw_wheel_bucket() finds for any
+ *            tick, with any budget (the driver's take of a bucket whose
+ *            deadlines a finer clock says are all due)
  *   end      tw_wheel_advance() to the last tick: the wheel must be empty
  * from a clock starting at any tick, on a BITS x LEVELS geometry (the
  * arguments of tw_wheel_init(), checked against TW_MIN_BITS etc.).
@@ -40,6 +43,10 @@
  *   - cancel removes: a cancelled node is out of the wheel and never comes
  *     out of a later advance (it is not armed in the model);
  *   - pending counts the armed nodes; the clock follows the model's.
+ * After a take: the bucket is found exactly when the tick is in the
+ * clock's level-0 turn, at or after the clock, and a node is in it; only
+ * armed nodes due at that tick come out, each once and out of the wheel,
+ * no more than the budget; the clock stays; the checks above still hold.
  * Far deadlines (overflow list) are covered by the same assertions: a node
  * armed beyond the horizon must come out exactly at its deadline.
  * CBMC's default checks (array bounds, pointers, shifts) hold throughout.
@@ -289,6 +296,45 @@ static void op_advance(u64 now, bool budgeted)
 	clk = w.clk;
 }
 
+static void op_take(u64 tick)
+{
+	struct hlist_head expired = { .first = NULL };
+	const struct hlist_head *head = tw_wheel_bucket(&w, tick);
+	bool seen[NODES] = { false };
+	bool in_turn = tick >= clk && (tick ^ clk) <= w.mask, held = false;
+	unsigned long budget, left, count, n = 0;
+	struct hlist_node *pos;
+	unsigned int i, idx;
+
+	for (i = 0; i < NODES; i++)
+		held |= armed[i] && node_at(i)->bucket == (tick & w.mask);
+	__CPROVER_assert(!head == !(in_turn && held),
+			 "take: the bucket is found exactly when it holds the tick's nodes");
+	if (!head)
+		return;
+	budget = nondet_ulong();
+	__CPROVER_assume(budget <= NODES + 1);
+	left = budget;
+	count = tw_wheel_take(&w, tick, &expired, &left);
+	__CPROVER_assert(count + left == budget, "take: the budget counts the nodes");
+	for (pos = expired.first; pos; pos = pos->next) {
+		idx = node_index(hlist_entry(pos, struct tw_node, entry));
+		__CPROVER_assert(idx < NODES, "take: node is ours");
+		__CPROVER_assert(!seen[idx], "take: exactly once");
+		seen[idx] = true;
+		__CPROVER_assert(armed[idx] && due[idx] == tick,
+				 "take: only armed nodes due at the tick");
+		__CPROVER_assert(!tw_node_in_wheel(node_at(idx)),
+				 "take: taken node is out of the wheel");
+		n++;
+	}
+	__CPROVER_assert(n == count, "take: the count is the list's length");
+	__CPROVER_assert(!left || !tw_wheel_bucket(&w, tick),
+			 "take: the whole bucket within the budget");
+	for (i = 0; i < NODES; i++)
+		armed[i] = armed[i] && !seen[i];
+}
+
 static void op_forward(u64 now)
 {
 	clk = !nr_armed() && now > clk ? clamp_tick(now) : clk;
@@ -297,7 +343,8 @@ static void op_forward(u64 now)
 
 /*
  * SCRIPT: the operations, one letter each: A arm, C cancel, V advance, B
- * budgeted advance, F forward, E advance to the last tick, ? any of A C V F
+ * budgeted advance, F forward, T take, E advance to the last tick, ? any
+ * of A C V F
  * (B instead of V with BUDGET); the node and every tick are
  * nondeterministic. A fixed letter costs less than ?, which is all four.
  */
@@ -324,6 +371,10 @@ static void run_op(char c)
 	case 'F':
 		op = OP_FORWARD;
 		break;
+	case 'T':
+		op_take(any_tick());
+		check_state();
+		return;
 	case 'E':
 		/* To the last tick: whatever is armed comes out. */
 		op_advance(TICK_LAST, false);
