@@ -27,6 +27,8 @@ struct twheel_base_snapshot {
 	unsigned long	pending;
 	unsigned long	expired;
 	bool		tick_armed;
+	u64		fire_ns;	/* the tick hrtimer's expiry, if armed */
+	unsigned int	bits;		/* log2 of the wheel's buckets a level */
 	bool		online;
 	unsigned int	max_cascades;
 	u64		cascaded;

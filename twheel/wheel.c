@@ -524,6 +524,7 @@ const struct hlist_head *tw_wheel_bucket(const struct tw_wheel *w, u64 tick)
 {
 	unsigned long idx = tick & w->mask;
 
+	/* Before the clock: empty anyway (its turn's buckets before it are). */
 	if (tick < w->clk || !(w->bitmap[0] & BIT(idx)))
 		return NULL;
 	/* The bucket of that index holds the clock's turn's tick. */

@@ -145,7 +145,8 @@
  * @clk:	first tick not yet processed; every node with expires < clk
  *		has been handed out by tw_wheel_advance(); saturates at
  *		TW_MAX_TICK
- * @next:	a lower bound of tw_wheel_next() (exact but after a del),
+ * @next:	a lower bound of tw_wheel_next() (exact but after a del or
+ *		a take),
  *		where tw_wheel_advance() starts without looking at bitmaps
  * @mask:	S - 1
  * @bits:	log2 of buckets per level (B)

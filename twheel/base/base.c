@@ -113,6 +113,8 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	snap->pending = base->wheel.pending;
 	snap->expired = base->nr_expired;
 	snap->tick_armed = hrtimer_is_queued(&base->tick);
+	snap->fire_ns = ktime_to_ns(hrtimer_get_expires(&base->tick));
+	snap->bits = base->wheel.bits;
 	snap->online = base->online;
 	snap->max_cascades = base->wheel.max_cascades;
 	snap->cascaded = base->wheel.cascaded;

@@ -22,8 +22,14 @@
  * that pass find the bucket not yet due; it programs the hrtimer for the
  * new latest deadline. Never early: each deadline is compared with the
  * time; never later than T * tick_ns: the hrtimer is never programmed after
- * it. A bigger bucket, or a tick whose work is a cascade, fires at T *
- * tick_ns as before, so the walk under the lock is bounded.
+ * it. A bigger bucket, and a cascade due at T, are handled by a pass at
+ * T * tick_ns as before, so the walk under the lock is bounded. So is the
+ * number of interrupts: the hrtimer is programmed at an exact deadline at
+ * most TW_EXACT_TRIES times while the wheel's clock stays on one tick (it
+ * moves at most once a tick), then at the tick's start, so a timer pushed
+ * later and later within its tick (each push making the pass it
+ * programmed find the bucket not due) costs at most TW_EXACT_TRIES + 1
+ * interrupts a tick, as a tick-bound wheel costs one.
  *
  * Clocks: the bases know only CLOCK_MONOTONIC. Timers on CLOCK_REALTIME or
  * CLOCK_BOOTTIME (/dev/twheel, see dev_file.h "Clocks") are armed here at
@@ -253,6 +259,8 @@
  * lock held and interrupts off whenever the tick hrtimer is programmed.
  */
 #define TW_EXACT_NODES		8
+/* Exact programmings of the tick hrtimer per tick of the wheel's clock. */
+#define TW_EXACT_TRIES		2
 
 /*
  * Callbacks a runner runs between two reads of the clock, at most (see
@@ -352,10 +360,14 @@ struct tw_runner {
  *		Two base locks are only held together in ascending CPU order,
  *		the second with raw_spin_lock_nested().
  * @wheel:	the timing wheel
- * @next_tick:	tick the @tick hrtimer is programmed for, TW_NO_TICK if it
- *		is not, 0 while the tick's pass runs (a stale value that is
- *		too large only causes a spurious reprogram; it is never
+ * @next_tick:	tick the @tick hrtimer is programmed for (at its start,
+ *		or at the latest deadline of an exact bucket), TW_NO_TICK if
+ *		it is not, 0 while the tick's pass runs (a stale value that
+ *		is too large only causes a spurious reprogram; it is never
  *		smaller than the tick the hrtimer fires at)
+ * @exact_clk:	the wheel clock at which @exact_tries were counted
+ * @exact_tries: @tick programmed at an exact bucket's deadline while the
+ *		wheel clock was @exact_clk (see "Exact buckets")
  * @fq_active:	the queues of @fq with timers, in the order the runners
  *		serve them: one timer from the first, which then goes last
  * @fq_held:	the queues of @fq a runner holds (struct tw_fq.held)
@@ -382,6 +394,8 @@ struct twheel_base {
 	raw_spinlock_t		lock;	/* see above */
 	struct tw_wheel		wheel;
 	u64			next_tick;
+	u64			exact_clk;
+	unsigned int		exact_tries;
 	struct list_head	fq_active;
 	struct list_head	fq_held;
 	unsigned long		nr_expired;

@@ -59,17 +59,25 @@ static bool tw_bucket_last(const struct twheel_base *base, u64 tick,
 
 /*
  * When the tick hrtimer fires for the work of tick @tick: at the latest
- * deadline of its bucket if that is known and earlier, else at the tick's
- * start. Base lock held.
+ * deadline of its bucket if that is known and earlier, at most
+ * TW_EXACT_TRIES times while the wheel's clock stays on one tick, else at
+ * the tick's start ("Exact buckets" in base.h). Base lock held.
  */
-static ktime_t tw_fire_time(const struct twheel_base *base, u64 tick)
+static ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
 {
 	ktime_t at = tw_tick_to_ktime(tick);
 	u64 last;
 
-	if (tw_bucket_last(base, tick, &last) && last < (u64)ktime_to_ns(at))
-		return ns_to_ktime(last);
-	return at;
+	if (base->exact_clk != base->wheel.clk) {
+		base->exact_clk = base->wheel.clk;
+		base->exact_tries = 0;
+	}
+	if (base->exact_tries >= TW_EXACT_TRIES ||
+	    !tw_bucket_last(base, tick, &last) ||
+	    last >= (u64)ktime_to_ns(at))
+		return at;
+	base->exact_tries++;
+	return ns_to_ktime(last);
 }
 
 /*

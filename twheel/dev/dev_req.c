@@ -84,9 +84,9 @@ int twheel_make_req(u32 flags, s32 clockid, u64 expires, u64 period,
 	if (period > KTIME_MAX)
 		return -EINVAL;
 	/*
-	 * The period floor: the wheel cannot fire more often than once a
-	 * tick, and a shorter period would only cost a callback per tick
-	 * for nothing but overruns.
+	 * The period floor: a timer's deadlines are kept per tick, so a
+	 * shorter period would only cost a callback per tick for nothing
+	 * but overruns.
 	 */
 	if (period && period < twheel_tick_ns())
 		return -EINVAL;

@@ -87,8 +87,9 @@ static void twt_ctrl_start_here(void *data)
 
 /*
  * Arm @c on @cpu (TWHEEL_CPU_ANY: this one) for the start of the tick of
- * @deadline: the time the tick hrtimer of a twheel timer due at @deadline
- * fires, so that the control meets the interrupt latency of that instant.
+ * @deadline: the latest time the tick hrtimer of a twheel timer due at
+ * @deadline fires (an exact bucket fires earlier), so that the control
+ * meets the interrupt latency of that instant.
  */
 void twt_ctrl_arm(struct twt_ctrl *c, u64 deadline, int cpu)
 {

@@ -224,7 +224,7 @@ static void twk_tick_periodic(struct kunit *test)
 
 /* ------------------------------------------------------- exact buckets */
 
-#define TWK_EXACT_TRIES		5
+#define TWK_EXACT_TRIES		8
 
 struct twk_exact {
 	struct twheel_timer	timer;
@@ -232,6 +232,7 @@ struct twk_exact {
 	u64			fired_ns;
 	atomic_t		fired;
 	struct completion	done;
+	bool			end;	/* after the last one */
 };
 
 static void twk_exact_fn(struct twheel_timer *timer)
@@ -245,47 +246,76 @@ static void twk_exact_fn(struct twheel_timer *timer)
 
 static void twk_exact_stop(void *data)
 {
-	struct twk_exact *e = data;
+	struct twk_exact *e;
 
-	twheel_timer_cancel_sync(&e[0].timer);
-	twheel_timer_cancel_sync(&e[1].timer);
+	/* Freed by KUnit after this: stop them first. */
+	for (e = data; !e->end; e++)
+		twheel_timer_cancel_sync(&e->timer);
 }
 
-/*
- * Exact buckets (base.h): a tick's bucket of a few timers fires at the
- * latest of their deadlines, not when the tick begins. Two timers of one
- * bucket, due a tenth and a third into its tick's span, the later one
- * armed second (so the tick hrtimer, programmed for the first, fires
- * before the second is due): neither fires early, each exactly once, and
- * in at least one of TWK_EXACT_TRIES tries both start before the tick of
- * their deadlines begins, which a tick hrtimer programmed for tick
- * boundaries never does. TWHEEL_TIMER_TICK timers, whose callbacks run in
- * the tick's pass: the hrtimer's own lateness, and no worker's, stands
- * between the deadline and the tick's start.
- */
-static void twk_exact_bucket(struct kunit *test)
+/* @n timers, stopped when the case ends however it ends. */
+static struct twk_exact *twk_exact_alloc(struct kunit *test, unsigned int n)
 {
-	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
-	u64 tick = twheel_tick_ns(), start, first_late = 0;
-	struct twk_exact *e;
-	unsigned int try, before = 0, i;
-	int cpu;
+	struct twk_exact *e = kunit_kcalloc(test, n + 1, sizeof(*e),
+					    GFP_KERNEL);
+	unsigned int i;
 
-	e = kunit_kcalloc(test, 2, sizeof(*e), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e);
-	for (i = 0; i < 2; i++) {
+	e[n].end = true;
+	for (i = 0; i < n; i++) {
 		twheel_timer_setup(&e[i].timer, twk_exact_fn,
 				   TWHEEL_TIMER_TICK);
 		init_completion(&e[i].done);
 	}
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twk_exact_stop, e));
+	return e;
+}
+
+/*
+ * The start of a tick a few ticks ahead whose number is a multiple of 4:
+ * none of the three ticks after it (those of deadlines in (start, start +
+ * 3 * tick]) is a level-1 bucket boundary, whatever the geometry (at least
+ * 4 buckets a level).
+ */
+static u64 twk_exact_start(u64 tick)
+{
+	u64 t = div64_u64(ktime_get_ns(), tick) + 5;
+
+	return round_up(t, 4) * tick;
+}
+
+/*
+ * Exact buckets (base.h): a tick's bucket of a few timers fires at the
+ * latest of their deadlines, not when the tick begins. Two timers of one
+ * bucket, due a tenth and a third into its tick's span, the later one
+ * armed second: once the first is armed, the tick hrtimer is programmed
+ * at its deadline (the base's snapshot shows it, where a tick-bound wheel
+ * shows the tick's start), the second does not move it, and neither fires
+ * early, each exactly once: the pass at the first deadline finds the
+ * bucket not yet due and programs the second's. Checked in each of
+ * TWK_EXACT_TRIES tries whose timers went straight into level 0 (the
+ * clock in their level-0 turn), of which there must be one; in the others
+ * the arm programs the hrtimer for the tick's start, whose pass does the
+ * cascade and the expiry at once.
+ * TWHEEL_TIMER_TICK timers: how often both fired before their tick began
+ * (the hrtimer's lateness alone) is logged, not asserted.
+ */
+static void twk_exact_bucket(struct kunit *test)
+{
+	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
+	u64 tick = twheel_tick_ns(), start, bt, late_sum = 0;
+	struct twheel_base_snapshot snap[2];
+	unsigned int try, before = 0, checked = 0, i;
+	struct twk_exact *e = twk_exact_alloc(test, 2);
+	int cpu;
+
 	for (try = 0; try < TWK_EXACT_TRIES; try++) {
-		cpu = get_cpu();
-		/* The span of one tick, a few ms ahead: (start, start + tick] */
-		start = (ktime_get_ns() / tick + 5) * tick;
-		e[0].deadline = start + tick / 10;
-		e[1].deadline = start + tick / 3;
+		migrate_disable();
+		cpu = smp_processor_id();
+		start = twk_exact_start(tick);
+		e[0].deadline = start + div64_u64(tick, 10);
+		e[1].deadline = start + div64_u64(tick, 3);
 		for (i = 0; i < 2; i++) {
 			reinit_completion(&e[i].done);
 			atomic_set(&e[i].fired, 0);
@@ -293,13 +323,31 @@ static void twk_exact_bucket(struct kunit *test)
 					twheel_timer_arm_on(&e[i].timer,
 							    e[i].deadline, 0,
 							    TWHEEL_ABS, cpu));
+			KUNIT_ASSERT_EQ(test, 0,
+					twheel_base_snapshot(cpu, &snap[i]));
 		}
-		put_cpu();
+		migrate_enable();
+		bt = div64_u64(start, tick) + 1;
+		KUNIT_EXPECT_TRUE(test, snap[0].tick_armed);
+		if (snap[0].next_tick != bt) {
+			/* Other work of the base first: not this case's. */
+		} else if (bt >= snap[0].clk &&
+			   !((bt ^ snap[0].clk) >> snap[0].bits)) {
+			/* In level 0: at the first deadline, then not moved. */
+			checked++;
+			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, e[0].deadline);
+			KUNIT_EXPECT_EQ(test, snap[1].fire_ns, e[0].deadline);
+		} else {
+			/* Above level 0, to cascade in the tick's pass. */
+			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, bt * tick);
+		}
 		for (i = 0; i < 2; i++) {
 			left = wait_for_completion_timeout(&e[i].done, timeout);
 			KUNIT_ASSERT_TRUE_MSG(test, left,
 					      "timer %u did not fire", i);
 		}
+		/* Nothing fires twice, even a little later. */
+		msleep(20);
 		for (i = 0; i < 2; i++) {
 			KUNIT_EXPECT_GE_MSG(test, e[i].fired_ns, e[i].deadline,
 					    "timer %u early", i);
@@ -307,13 +355,75 @@ static void twk_exact_bucket(struct kunit *test)
 		}
 		if (max(e[0].fired_ns, e[1].fired_ns) < start + tick)
 			before++;
-		if (!try)
-			first_late = e[1].fired_ns - e[1].deadline;
+		late_sum += e[1].fired_ns - e[1].deadline;
 	}
 	kunit_info(test,
-		   "%u of %u tries fired before their tick; the first %llu ns late\n",
-		   before, TWK_EXACT_TRIES, first_late);
-	KUNIT_EXPECT_GT(test, before, 0U);
+		   "%u of %u tries checked, %u fired before their tick; %llu us late on average\n",
+		   checked, TWK_EXACT_TRIES, before,
+		   div_u64(late_sum, TWK_EXACT_TRIES * NSEC_PER_USEC));
+	KUNIT_EXPECT_GT(test, checked, 0U);
+}
+
+/*
+ * The tick hrtimer is programmed at an exact bucket's deadline at most
+ * TW_EXACT_TRIES times while the wheel's clock stays on one tick, then at
+ * the tick's start (base.h "Exact buckets"): what bounds the interrupts of
+ * a timer pushed later and later within its tick, each push making the
+ * pass programmed for the last one find its bucket not due, to
+ * TW_EXACT_TRIES + 1 a tick. Here TW_EXACT_TRIES + 1 lone timers are armed
+ * on an empty base, each due a tick before the last, so that each arm
+ * reprograms, within microseconds (no pass runs in between): the first
+ * TW_EXACT_TRIES are programmed at their deadlines, the last at its
+ * tick's start. Tried until the ticks were in the clock's level-0 turn
+ * (the first one programmed exactly), up to TWK_EXACT_TRIES times.
+ */
+static void twk_exact_tries(struct kunit *test)
+{
+	const unsigned int n = TW_EXACT_TRIES + 1;
+	u64 tick = twheel_tick_ns(), start, want;
+	struct twheel_base_snapshot snap;
+	unsigned int try, i;
+	struct twk_exact *e = twk_exact_alloc(test, n);
+	bool exact = false;
+	int cpu;
+
+	for (try = 0; try < TWK_EXACT_TRIES && !exact; try++) {
+		migrate_disable();
+		cpu = smp_processor_id();
+		KUNIT_ASSERT_EQ(test, 0, twheel_base_snapshot(cpu, &snap));
+		if (snap.pending) {
+			migrate_enable();
+			KUNIT_FAIL(test, "CPU %d's wheel is not empty", cpu);
+			break;
+		}
+		start = twk_exact_start(tick);
+		for (i = 0; i < n; i++) {
+			e[i].deadline = start + (n - 1 - i) * tick +
+					div64_u64(tick, 3);
+			KUNIT_EXPECT_EQ(test, 0,
+					twheel_timer_arm_on(&e[i].timer,
+							    e[i].deadline, 0,
+							    TWHEEL_ABS, cpu));
+			KUNIT_EXPECT_EQ(test, 0,
+					twheel_base_snapshot(cpu, &snap));
+			want = i < n - 1 ? e[i].deadline :
+			       DIV_ROUND_UP_ULL(e[i].deadline, tick) * tick;
+			/* Not in level 0: the tick's start, try again. */
+			if (!i && snap.fire_ns != e[i].deadline)
+				break;
+			exact = true;
+			KUNIT_EXPECT_EQ_MSG(test, snap.fire_ns, want,
+					    "arm %u of %u", i, n);
+		}
+		migrate_enable();
+		for (i = 0; i < n; i++)
+			twheel_timer_cancel_sync(&e[i].timer);
+		/* Past the turn boundary that the ticks crossed. */
+		if (!exact)
+			msleep(20);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, exact,
+			      "no try had its ticks in level 0");
 }
 
 static struct kunit_case twk_cases[] = {
@@ -325,6 +435,7 @@ static struct kunit_case twk_cases[] = {
 	KUNIT_CASE(twk_behind_runners_asleep),
 	KUNIT_CASE(twk_clock_not_under_lock),
 	KUNIT_CASE(twk_exact_bucket),
+	KUNIT_CASE(twk_exact_tries),
 	{}
 };
 
