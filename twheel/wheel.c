@@ -565,6 +565,31 @@ unsigned long tw_wheel_take(struct tw_wheel *w, u64 tick,
 }
 
 /**
+ * tw_wheel_cascade() - do the cascades due at the clock ahead of its tick
+ * @w:		the wheel
+ * @budget:	at most this many nodes are moved (cascaded, or looked at on
+ *		the overflow list); decremented by the work done
+ *
+ * On a level-1 bucket boundary, the clock's own buckets of the levels
+ * above 0 (and the overflow list, on a top-level turn boundary) come due
+ * at the clock: their nodes due at the clock's tick are in no level-0
+ * bucket until they cascade. For a caller that wants them there before the
+ * tick begins (to fire them at their deadlines, with tw_wheel_take()), this
+ * does that work of the clock's tick alone: nothing is handed out and the
+ * clock does not move, so tw_wheel_advance() finds it done when the clock's
+ * tick comes. Off a level-1 boundary there is none. Cut short by the budget,
+ * it resumes at the next call (or advance) like a bounded pass.
+ *
+ * Return: true when the work is complete (or there was none).
+ */
+bool tw_wheel_cascade(struct tw_wheel *w, unsigned long *budget)
+{
+	if (w->clk & w->mask)
+		return true;
+	return tw_process_upper(w, budget);
+}
+
+/**
  * tw_wheel_advance() - run the wheel up to and including tick @now
  * @w:		the wheel
  * @now:	current tick

@@ -208,6 +208,7 @@ void tw_wheel_forward(struct tw_wheel *w, u64 now);
 const struct hlist_head *tw_wheel_bucket(const struct tw_wheel *w, u64 tick);
 unsigned long tw_wheel_take(struct tw_wheel *w, u64 tick,
 			    struct hlist_head *expired, unsigned long *budget);
+bool tw_wheel_cascade(struct tw_wheel *w, unsigned long *budget);
 unsigned long tw_wheel_drain(struct tw_wheel *w, struct hlist_head *out,
 			     unsigned long max);
 

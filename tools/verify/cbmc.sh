@@ -35,7 +35,7 @@ set -uo pipefail
 
 # name:BITS:LEVELS:NODES:SCRIPT:TICK_BITS:ADVANCE:extra
 # SCRIPT is the harness's: A arm, C cancel, V advance, B budgeted advance,
-# F forward, T take, E advance to the last tick, ? any of A C V F; the node and
+# F forward, T take, K cascade, E advance to the last tick, ? any of A C V F; the node and
 # every tick are nondeterministic. ADVANCE is the unwinding of the tick
 # loop of tw_wheel_advance_budget() (its loop 1): one advance visits at most ADVANCE - 1
 # ticks (proven sufficient, else the proof fails). Every tick is below 2^TICK_BITS; extra HIGH: or in
@@ -49,6 +49,7 @@ wheel-arm-advance:2:2:1:AVAV:6:4:HIGH
 wheel-budget:2:2:1:ABE:6:4:
 wheel-cancel-forward:2:2:1:ACFAV:6:5:
 wheel-take:2:2:2:AATV:5:6:
+wheel-cascade:2:2:1:AVKV:6:5:
 take-beyond-turn:2:2:1:AVT:5:6:PLANT-TAKE
 placement-off-by-one:2:2:1:AV:6:4:PLANT-LEVEL
 expiry-off-by-one:2:2:1:AV:6:4:PLANT-EARLY"

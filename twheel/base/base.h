@@ -22,7 +22,12 @@
  * that pass find the bucket not yet due; it programs the hrtimer for the
  * new latest deadline. Never early: each deadline is compared with the
  * time; never later than T * tick_ns: the hrtimer is never programmed after
- * it. A bigger bucket, and a cascade due at T, are handled by a pass at
+ * it. Timers above level 0 get there first: when the work of tick T lies
+ * beyond the clock's level-0 turn, the hrtimer is programmed a tick early,
+ * at (T - 1) * tick_ns, and a pass whose next tick begins a level-1
+ * bucket does that tick's cascades at once (tw_wheel_cascade()), so that
+ * the timers due then are in its level-0 bucket before it begins: a far
+ * timer costs one interrupt more. A bigger bucket is handled by a pass at
  * T * tick_ns as before, so the walk under the lock is bounded. So is the
  * number of interrupts: the hrtimer is programmed at an exact deadline at
  * most TW_EXACT_TRIES times while the wheel's clock stays on one tick (it

@@ -58,15 +58,21 @@ static bool tw_bucket_last(const struct twheel_base *base, u64 tick,
 }
 
 /*
- * When the tick hrtimer fires for the work of tick @tick: at the latest
- * deadline of its bucket if that is known and earlier, at most
- * TW_EXACT_TRIES times while the wheel's clock stays on one tick, else at
- * the tick's start ("Exact buckets" in base.h). Base lock held.
+ * When the tick hrtimer fires for the work of tick @tick: a tick early if
+ * that work is above level 0 (beyond the clock's level-0 turn), so that
+ * the pass then cascades it into level 0; at the latest deadline of its
+ * bucket if that is known and earlier, at most TW_EXACT_TRIES times while
+ * the wheel's clock stays on one tick; else at the tick's start ("Exact
+ * buckets" in base.h). Base lock held.
  */
 static ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
 {
 	ktime_t at = tw_tick_to_ktime(tick);
 	u64 last;
+
+	if ((tick ^ base->wheel.clk) > base->wheel.mask &&
+	    tick != TW_NO_TICK)
+		return tw_tick_to_ktime(tick - 1);
 
 	if (base->exact_clk != base->wheel.clk) {
 		base->exact_clk = base->wheel.clk;
@@ -355,6 +361,8 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 {
 	unsigned long budget = TW_PASS_BUDGET, n;
 	u64 t0 = local_clock(), now, clk, cascaded, last;
+	struct tw_wheel *w = &base->wheel;
+	bool left = false;
 	HLIST_HEAD(batch);
 
 	now = tw_ns_to_tick_floor(now_ns);
@@ -372,21 +380,32 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 		trace_twheel_cascade(base->cpu, base->wheel.clk, cascaded);
 	}
 	/*
-	 * The next tick's bucket, if every timer on it is due by now
-	 * ("Exact buckets" in base.h): its tick has not begun, as the pass
-	 * left no work up to @now.
+	 * The next tick (the pass left no work up to @now) begins a level-1
+	 * bucket: its cascades now, before it begins, so that its timers are
+	 * in its level-0 bucket ("Exact buckets" in base.h).
 	 */
-	if (*next > now && budget >= TW_EXACT_NODES &&
+	if (*next > now && *next == w->clk && !(w->clk & w->mask)) {
+		cascaded = w->cascaded;
+		left = !tw_wheel_cascade(w, &budget);
+		cascaded = w->cascaded - cascaded;
+		if (cascaded) {
+			twheel_stat_add(cascaded, cascaded);
+			trace_twheel_cascade(base->cpu, w->clk, cascaded);
+		}
+		*next = tw_wheel_next(w);
+	}
+	/* The next tick's bucket, if every timer on it is due by now. */
+	if (!left && *next > now && budget >= TW_EXACT_NODES &&
 	    tw_bucket_last(base, *next, &last) && last <= now_ns) {
-		n += tw_wheel_take(&base->wheel, *next, &batch, &budget);
+		n += tw_wheel_take(w, *next, &batch, &budget);
 		twheel_stat_inc(ticks_exact);
-		*next = tw_wheel_next(&base->wheel);
+		*next = tw_wheel_next(w);
 	}
 	if (n)
 		tw_expire(base, &batch, n, now_ns, next);
 	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
 			local_clock() - t0);
-	return *next <= now;
+	return left || *next <= now;
 }
 
 /*

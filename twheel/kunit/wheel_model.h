@@ -13,7 +13,8 @@
  * the host) and returns false.
  *
  * Random operations (arm, modify, cancel, advance by one tick, by bounded
- * passes or by huge jumps, the take of a bucket ahead of its tick) are
+ * passes or by huge jumps, the take of a bucket ahead of its tick, the
+ * cascades of a tick ahead of it) are
  * applied both to the wheel and to a trivially
  * correct reference, an array of (armed, effective deadline) per timer.
  * After every advance the set of expired timers must be exactly the
@@ -404,6 +405,38 @@ static inline bool tw_model_take(struct tw_model *m)
 	return ok;
 }
 
+/*
+ * tw_wheel_cascade(), as the driver calls it when the next tick begins a
+ * level-1 bucket (and, harmlessly, anywhere else): nothing is handed out,
+ * the clock stays, a budgeted call is resumed by the next one or by an
+ * advance; whether each timer then comes out at its tick, the advances
+ * and the structure checks say.
+ */
+static inline bool tw_model_cascade(struct tw_model *m)
+{
+	u64 clk = m->w->clk, cascaded;
+	unsigned long pending = m->w->pending, budget, left;
+	bool done;
+
+	/* In bounded calls until done, as the driver's runner goes on. */
+	do {
+		cascaded = m->w->cascaded;
+		budget = 1 + tw_model_below(m, 8);
+		left = budget;
+		done = tw_wheel_cascade(m->w, &left);
+		if (m->w->clk != clk || m->w->pending != pending)
+			return tw_model_fail(m, "cascade moved the clock or the count");
+		if (left > budget ||
+		    ((clk & m->w->mask) && (!done || left != budget)))
+			return tw_model_fail(m, "cascade off a boundary did work");
+		if (!done && left)
+			return tw_model_fail(m, "cascade cut short with budget left");
+		if (m->w->cascaded - cascaded > budget - left)
+			return tw_model_fail(m, "cascade moved more than its budget");
+	} while (!done);
+	return true;
+}
+
 /* tw_wheel_next() by definition: the minimum over levels and overflow. */
 static inline u64 tw_model_ref_next(const struct tw_wheel *w)
 {
@@ -529,8 +562,10 @@ static inline bool tw_model_step(struct tw_model *m)
 		ok = tw_model_arm(m, t);
 	else if (k < 65)
 		ok = tw_model_cancel(m, t);
-	else if (k < 95)
+	else if (k < 90)
 		ok = tw_model_advance(m, tw_model_now(m));
+	else if (k < 95)
+		ok = tw_model_cascade(m);
 	else
 		ok = tw_model_take(m);
 	ok = ok && tw_model_check(m);

@@ -621,6 +621,63 @@ static void tw_test_take(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->pending, 0UL);
 }
 
+/*
+ * tw_wheel_cascade() on a level-1 boundary does the clock's cascades (and
+ * its overflow pull) ahead of its tick and hands out nothing, so that the
+ * tick's nodes are in its level-0 bucket; off a boundary it does nothing;
+ * cut short by its budget it resumes; the advance then hands out each
+ * node once, at its tick.
+ */
+static void tw_test_cascade(struct kunit *test)
+{
+	struct tw_wheel *w = tw_new(test, 6, 2, 100);
+	struct tw_tmr *t = tw_new_timers(test, 4);
+	struct hlist_head out = HLIST_HEAD_INIT;
+	unsigned long budget;
+
+	tw_wheel_add(w, &t[0].node, 128);	/* level 1, bucket 2 */
+	tw_wheel_add(w, &t[1].node, 130);
+	tw_wheel_add(w, &t[2].node, 131);
+	tw_wheel_add(w, &t[3].node, 4096 + 5);	/* overflow */
+	budget = 8;
+	KUNIT_EXPECT_TRUE(test, tw_wheel_cascade(w, &budget));
+	KUNIT_EXPECT_EQ(test, budget, 8UL);	/* off a boundary */
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 127, &out), 0UL);
+	KUNIT_EXPECT_EQ(test, w->clk, 128ULL);
+	KUNIT_EXPECT_NULL(test, tw_wheel_bucket(w, 128));
+	budget = 2;
+	KUNIT_EXPECT_FALSE(test, tw_wheel_cascade(w, &budget));
+	KUNIT_EXPECT_EQ(test, budget, 0UL);
+	budget = 8;
+	KUNIT_EXPECT_TRUE(test, tw_wheel_cascade(w, &budget));
+	KUNIT_EXPECT_EQ(test, budget, 7UL);
+	KUNIT_EXPECT_EQ(test, w->clk, 128ULL);
+	KUNIT_EXPECT_EQ(test, w->cascaded, 3ULL);
+	KUNIT_EXPECT_LT(test, t[1].node.bucket, 64);
+	KUNIT_EXPECT_NOT_NULL(test, tw_wheel_bucket(w, 128));
+	KUNIT_EXPECT_NOT_NULL(test, tw_wheel_bucket(w, 131));
+	KUNIT_EXPECT_EQ(test, tw_wheel_next(w), 128ULL);
+	KUNIT_EXPECT_EQ(test, w->pending, 4UL);
+	/* Done: the advance finds no cascade left and hands out in order. */
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 128, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 128), 1U);
+	KUNIT_EXPECT_EQ(test, w->cascaded, 3ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 130, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 130), 1U);
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 131, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 131), 1U);
+
+	/* On the top turn's boundary: the overflow list is pulled. */
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 4095, &out), 0UL);
+	KUNIT_EXPECT_EQ(test, w->clk, 4096ULL);
+	KUNIT_EXPECT_EQ(test, t[3].node.bucket, TW_BUCKET_OVERFLOW);
+	budget = 8;
+	KUNIT_EXPECT_TRUE(test, tw_wheel_cascade(w, &budget));
+	KUNIT_EXPECT_NOT_NULL(test, tw_wheel_bucket(w, 4096 + 5));
+	KUNIT_EXPECT_EQ(test, tw_wheel_advance(w, 4096 + 5, &out), 1UL);
+	KUNIT_EXPECT_EQ(test, tw_take(test, &out, 4096 + 5), 1U);
+}
+
 static struct kunit_case tw_geometry_cases[] = {
 	KUNIT_CASE(tw_test_init),
 	KUNIT_CASE(tw_test_placement),
@@ -634,6 +691,7 @@ static struct kunit_case tw_geometry_cases[] = {
 	KUNIT_CASE(tw_test_forward),
 	KUNIT_CASE(tw_test_big_gap),
 	KUNIT_CASE(tw_test_take),
+	KUNIT_CASE(tw_test_cascade),
 	{}
 };
 

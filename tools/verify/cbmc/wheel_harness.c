@@ -19,6 +19,9 @@
  *   take     tw_wheel_take() of the bucket tw_wheel_bucket() finds for any
  *            tick, with any budget (the driver's take of a bucket whose
  *            deadlines a finer clock says are all due)
+ *   cascade  tw_wheel_cascade() with any budget: the cascades due at the
+ *            clock, ahead of its tick (nothing handed out, the clock
+ *            stays; a later advance finds them done or resumes them)
  *   end      tw_wheel_advance() to the last tick: the wheel must be empty
  * from a clock starting at any tick, on a BITS x LEVELS geometry (the
  * arguments of tw_wheel_init(), checked against TW_MIN_BITS etc.).
@@ -335,6 +338,18 @@ static void op_take(u64 tick)
 		armed[i] = armed[i] && !seen[i];
 }
 
+static void op_cascade(void)
+{
+	unsigned long budget = nondet_ulong(), left;
+	bool done;
+
+	__CPROVER_assume(budget <= 2 * NODES * LEVELS + 1);
+	left = budget;
+	done = tw_wheel_cascade(&w, &left);
+	__CPROVER_assert(left <= budget, "cascade: the budget only goes down");
+	__CPROVER_assert(done || !left, "cascade: cut short only by the budget");
+}
+
 static void op_forward(u64 now)
 {
 	clk = !nr_armed() && now > clk ? clamp_tick(now) : clk;
@@ -343,7 +358,8 @@ static void op_forward(u64 now)
 
 /*
  * SCRIPT: the operations, one letter each: A arm, C cancel, V advance, B
- * budgeted advance, F forward, T take, E advance to the last tick, ? any
+ * budgeted advance, F forward, T take, K cascade, E advance to the last
+ * tick, ? any
  * of A C V F
  * (B instead of V with BUDGET); the node and every tick are
  * nondeterministic. A fixed letter costs less than ?, which is all four.
@@ -373,6 +389,10 @@ static void run_op(char c)
 		break;
 	case 'T':
 		op_take(any_tick());
+		check_state();
+		return;
+	case 'K':
+		op_cascade();
 		check_state();
 		return;
 	case 'E':
