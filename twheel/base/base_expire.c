@@ -597,7 +597,13 @@ void tw_work_fn(struct work_struct *work)
 				continue;
 			}
 			base->behind = false;
-			tw_reprogram(base, next);
+			/*
+			 * Also for the tick the hrtimer is programmed for
+			 * (the tick's start, while behind): its bucket may
+			 * now be exact ("Exact buckets" in base.h).
+			 */
+			if (next != TW_NO_TICK && next <= base->next_tick)
+				__tw_reprogram(base, next);
 		}
 		t = tw_take(base);
 		if (!t)
