@@ -16,6 +16,8 @@
  * @pending:		timers in the wheel
  * @expired:		timers in the expired batch not yet run
  * @tick_armed:		the tick hrtimer is queued
+ * @fire_ns:		the tick hrtimer's expiry (CLOCK_MONOTONIC ns), if queued
+ * @bits:		log2 of the wheel's buckets per level
  * @online:		the base takes new timers
  * @max_cascades:	most cascades any timer of this wheel went through
  * @cascaded:		total cascades in this wheel
@@ -27,8 +29,8 @@ struct twheel_base_snapshot {
 	unsigned long	pending;
 	unsigned long	expired;
 	bool		tick_armed;
-	u64		fire_ns;	/* the tick hrtimer's expiry, if armed */
-	unsigned int	bits;		/* log2 of the wheel's buckets a level */
+	u64		fire_ns;
+	unsigned int	bits;
 	bool		online;
 	unsigned int	max_cascades;
 	u64		cascaded;

@@ -6,7 +6,7 @@
 #                                  cbmc, in ROOT/WORK
 # Exit status: 0 proven (or, for a planted bug, caught), 1 not.
 #
-# twheel/wheel.c is copied byte for byte (cmp) next to a copy of wheel.h
+# twheel/wheel_init.c and wheel.c are copied byte for byte (cmp) next to a copy of wheel.h
 # that differs in two ways, both checked below:
 #  - the capacity macros are the proof's geometry: TW_MAX_BITS = BITS and
 #    TW_MAX_LEVELS = LEVELS, so that the bucket array has LEVELS << BITS
@@ -66,8 +66,10 @@ steps=${#script}
 src=$TW_TOP/twheel
 dir=$root$work/cbmc-$name
 mkdir -p "$dir/src"
-cp "$src/wheel.c" "$dir/src/wheel.c"
-cmp -s "$src/wheel.c" "$dir/src/wheel.c" || exit 1
+for f in wheel_init.c wheel.c; do
+	cp "$src/$f" "$dir/src/$f"
+	cmp -s "$src/$f" "$dir/src/$f" || exit 1
+done
 sed -e "s/^#define TW_MAX_BITS\t\t.*/#define TW_MAX_BITS\t\t$bits/" \
 	-e "s/^#define TW_MAX_LEVELS\t\t8\$/#define TW_MAX_LEVELS\t\t$levels/" \
 	-e 's/^\tstruct hlist_head\tbuckets\[TW_MAX_BUCKETS\];$/\tstruct hlist_head\t*buckets;/' \
@@ -85,15 +87,17 @@ if [ "$extra" = HIGH ]; then
 	defs+=(-DTICK_HIGH)
 	ticks+=" or >= TW_MAX_TICK - 2^$tbits"
 fi
-# plant LINE NEW WHAT PROMISE: replace the one line LINE of the copy of
-# wheel.c; the harness's assertion PROMISE must fail.
+# plant LINE NEW WHAT PROMISE: replace the one line LINE of the copies of
+# wheel_init.c and wheel.c; the harness's assertion PROMISE must fail.
 plant() {
-	if [ "$(grep -cxF -- "$1" "$dir/src/wheel.c")" -ne 1 ]; then
+	local f
+	if [ "$(cat "$dir/src/wheel_init.c" "$dir/src/wheel.c" | grep -cxF -- "$1")" -ne 1 ]; then
 		echo "    cbmc $name: $3 is not where the planted bug expects it"
 		exit 1
 	fi
-	sed -i "s|^$1\$|$2|" "$dir/src/wheel.c"
-	cmp -s "$src/wheel.c" "$dir/src/wheel.c" && exit 1
+	f=$(grep -lxF -- "$1" "$dir/src/wheel_init.c" "$dir/src/wheel.c")
+	sed -i "s|^$1\$|$2|" "$f"
+	cmp -s "$src/$(basename "$f")" "$f" && exit 1
 	bug=$3 promise=$4
 }
 bug=
@@ -116,7 +120,7 @@ PLANT-TAKE)
 		"the turn check of tw_wheel_bucket()" \
 		"take: the bucket is found exactly when it holds the tick's nodes" ;;
 esac
-for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel.c"; do
+for f in "$TW_TOP/tools/verify/cbmc/wheel_harness.c" "$dir/src/wheel_init.c" "$dir/src/wheel.c"; do
 	gcc -E -std=gnu11 "${defs[@]}" -iquote "$dir/src" \
 		-I "$TW_TOP/tools/verify/cbmc/include" -I "$TW_TOP/tools/testing/twheel/include" \
 		-I "$TW_TOP/include" "$f" >"$dir/$(basename "$f" .c).i" || exit 1
@@ -155,7 +159,7 @@ t0=$(date +%s)
 	ulimit -v "${TW_CBMC_MEM_KB:-8000000}"
 	exec "${timer[@]}" chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
 		timeout "${TW_CBMC_TIMEOUT:-600}" nice -n 10 cbmc "$work/cbmc-$name/wheel_harness.i" \
-		"$work/cbmc-$name/wheel.i" --slice-formula \
+		"$work/cbmc-$name/wheel_init.i" "$work/cbmc-$name/wheel.i" --slice-formula \
 		--unwind 1 --unwindset "$unwind" --unwinding-assertions
 ) >"$log" 2>&1
 rc=$?

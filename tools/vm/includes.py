@@ -15,7 +15,7 @@ TOP/twheel: ccflags-y in ./Kbuild) and fails (exit 1) when:
     twheel/base/   the per-CPU driver's own headers: only the driver
                    (twheel/base/) and its KUnit suites (twheel/kunit/)
                    include them; the other layers use twheel/driver.h;
-    twheel/wheel.h the pure wheel: only the driver, wheel.c and KUnit;
+    twheel/wheel.h the pure wheel: only the driver, wheel*.c and KUnit;
     twheel/dev/    the device: nothing below it includes it but main.c,
                    which registers it.
 With --dot, prints the graph in Graphviz's dot language instead.
@@ -30,7 +30,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # (what, who may reach it): a path ending in / is a folder.
 LAYERS = [
     ("twheel/base/", ["twheel/base/", "twheel/kunit/"]),
-    ("twheel/wheel.h", ["twheel/base/", "twheel/kunit/", "twheel/wheel.c"]),
+    ("twheel/wheel.h", ["twheel/base/", "twheel/kunit/", "twheel/wheel.c",
+                        "twheel/wheel_init.c"]),
     ("twheel/dev/", ["twheel/dev/", "twheel/main.c"]),
 ]
 

@@ -2,8 +2,8 @@
 /*
  * twheel per-CPU driver: one wheel per possible CPU, its tick hrtimer and
  * the work items that run expired callbacks. Its files, in twheel/base/,
- * each using only the ones before it: base.c, base_expire.c, base_arm.c
- * (the in-kernel API), base_init.c (see base_int.h).
+ * each using only the ones before it: base.c, base_tick.c, base_expire.c,
+ * base_arm.c (the in-kernel API), base_init.c (see base_int.h).
  * This header is theirs alone (and their KUnit suites'): the other layers
  * use driver.h.
  *

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel per-CPU driver: the tick hrtimer and its reprogramming, bounded
- * expiry passes, TWHEEL_TIMER_TICK callbacks, and the work item that runs
- * the other callbacks and finishes a pass that ran out of budget.
- * Design in base.h.
+ * twheel per-CPU driver: the tick hrtimer's callback, bounded expiry
+ * passes, TWHEEL_TIMER_TICK callbacks, and the work item that runs the
+ * other callbacks and finishes a pass that ran out of budget (the tick's
+ * programming is base_tick.c). Design in base.h.
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -31,142 +31,6 @@ static struct lock_class_key twheel_callback_key;
 struct lockdep_map twheel_callback_map =
 	STATIC_LOCKDEP_MAP_INIT("twheel_callback", &twheel_callback_key);
 #endif
-
-/*
- * The latest deadline (ns) of the timers in the level-0 bucket of @tick,
- * into *@last, if that bucket holds only @tick's timers and at most
- * TW_EXACT_NODES of them ("Exact buckets" in base.h). Base lock held.
- */
-static bool tw_bucket_last(const struct twheel_base *base, u64 tick,
-			   u64 *last)
-{
-	const struct hlist_head *head = tw_wheel_bucket(&base->wheel, tick);
-	const struct hlist_node *pos;
-	unsigned int nr = 0;
-	u64 max = 0;
-
-	if (!head)
-		return false;
-	for (pos = head->first; pos; pos = pos->next) {
-		if (++nr > TW_EXACT_NODES)
-			return false;
-		max = max(max, hlist_entry(pos, struct twheel_timer,
-					   node.entry)->deadline);
-	}
-	*last = max;
-	return true;
-}
-
-/*
- * When the tick hrtimer fires for the work of tick @tick: a tick early if
- * that work is above level 0 (beyond the clock's level-0 turn), so that
- * the pass then cascades it into level 0; at the latest deadline of its
- * bucket if that is known and earlier, at most TW_EXACT_TRIES times while
- * the wheel's clock stays on one tick; else at the tick's start ("Exact
- * buckets" in base.h). Base lock held.
- */
-static ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
-{
-	ktime_t at = tw_tick_to_ktime(tick);
-	u64 last;
-
-	if ((tick ^ base->wheel.clk) > base->wheel.mask &&
-	    tick != TW_NO_TICK)
-		return tw_tick_to_ktime(tick - 1);
-
-	if (base->exact_clk != base->wheel.clk) {
-		base->exact_clk = base->wheel.clk;
-		base->exact_tries = 0;
-	}
-	if (base->exact_tries >= TW_EXACT_TRIES ||
-	    !tw_bucket_last(base, tick, &last) ||
-	    last >= (u64)ktime_to_ns(at))
-		return at;
-	base->exact_tries++;
-	return ns_to_ktime(last);
-}
-
-/*
- * Make the tick hrtimer fire no later than tick @next. Directly on the owning
- * CPU; from another CPU through an IPI whose handler does the same on the
- * owner (none if one is already queued: it will see this change). The tick
- * handler catches up over every event up to its own tick, in order, so an
- * arm only needs the hrtimer by the new timer's own tick: O(1), no look at
- * the bitmaps. Base lock held.
- */
-void __tw_reprogram(struct twheel_base *base, u64 next)
-{
-	/*
-	 * An offline base has no timers of its own left to fire (they moved,
-	 * or unload drains them) and its hrtimer may be cancelled for good
-	 * (unload, CPU dead): nothing may start it again.
-	 */
-	if (unlikely(!base->online))
-		return;
-	if (base->cpu == smp_processor_id()) {
-		base->next_tick = next;
-		hrtimer_start(&base->tick, tw_fire_time(base, next),
-			      HRTIMER_MODE_ABS_PINNED);
-	} else if (!base->csd_pending &&
-		   !smp_call_function_single_async(base->cpu, &base->csd)) {
-		/*
-		 * Not while one is pending: its handler will see this change,
-		 * and a csd is handed back (its lock flag cleared) before the
-		 * handler runs, which clears @csd_pending under the base lock
-		 * held here: smp_call_function_single_async()'s plain read of
-		 * that flag never races its release.
-		 */
-		base->csd_pending = true;
-	}
-}
-
-/* Make the tick hrtimer fire no later than the wheel's next work. */
-void tw_reprogram_next(struct twheel_base *base)
-{
-	tw_reprogram(base, tw_wheel_next(&base->wheel));
-}
-
-/* The remote half of tw_reprogram(), on the base's CPU. */
-void tw_csd_fn(void *info)
-{
-	struct twheel_base *base = info;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&base->lock, flags);
-	base->csd_pending = false;
-	if (base->online)
-		tw_reprogram_next(base);
-	/* The base may be freed once this unlock is done: see bases_exit. */
-	raw_spin_unlock_irqrestore(&base->lock, flags);
-}
-
-/*
- * Wait for @base's reprogram IPI, if one is queued, to have run: it is
- * done with @base once it has dropped the lock after clearing the flag.
- * Nothing queues a new one once the base is offline.
- */
-void tw_wait_csd(struct twheel_base *base)
-{
-	unsigned long flags;
-	bool pending;
-
-	for (;;) {
-		raw_spin_lock_irqsave(&base->lock, flags);
-		pending = base->csd_pending;
-		raw_spin_unlock_irqrestore(&base->lock, flags);
-		if (!pending)
-			return;
-		cpu_relax();
-	}
-}
-
-/* The wheel is empty and the tick hrtimer programmed: stop it. */
-void __tw_maybe_idle(struct twheel_base *base)
-{
-	/* Never hrtimer_cancel() here: the handler takes the base lock. */
-	hrtimer_try_to_cancel(&base->tick);
-	base->next_tick = TW_NO_TICK;
-}
 
 /*
  * Put @t into @base's wheel at @deadline (ns), PENDING: the part of an arm

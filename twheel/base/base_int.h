@@ -4,7 +4,8 @@
  *
  *   base.c          the bases' storage and geometry, locking two bases,
  *                   the kick of a runner, a timer's set-up and group
- *   base_expire.c   tick hrtimer, reprogramming, expiry, the work item
+ *   base_tick.c     programming the tick hrtimer: when and where
+ *   base_expire.c   the tick hrtimer's callback, expiry, the work item
  *   base_arm.c      the in-kernel API: arm, cancel, cancel_sync, query;
  *                   batches
  *   base_init.c     set-up and tear-down of every base, CPU hotplug
@@ -43,15 +44,19 @@ void tw_unlock_two_irqoff(struct twheel_base *a, struct twheel_base *b)
 int tw_fallback_cpu(unsigned int from);
 struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
-/* base_expire.c */
-#ifdef CONFIG_LOCKDEP
-extern struct lockdep_map twheel_callback_map;
-#endif
+/* base_tick.c */
+bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last);
+ktime_t tw_fire_time(struct twheel_base *base, u64 tick);
 void __tw_reprogram(struct twheel_base *base, u64 next);
 void tw_reprogram_next(struct twheel_base *base);
 void tw_csd_fn(void *info);
 void tw_wait_csd(struct twheel_base *base);
 void __tw_maybe_idle(struct twheel_base *base);
+
+/* base_expire.c */
+#ifdef CONFIG_LOCKDEP
+extern struct lockdep_map twheel_callback_map;
+#endif
 void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 		  u64 deadline);
 void tw_defer(struct tw_runner *r, struct twheel_timer *t, u64 deadline,

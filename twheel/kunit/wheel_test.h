@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the KUnit tests of the pure twheel core (wheel_test.c,
- * wheel_model_test.c): a geometry, a wheel and timers allocated with
- * kunit_kzalloc(), the deadline as the wheel clamps it.
+ * wheel_ahead_test.c, wheel_model_test.c): a geometry, a wheel and timers
+ * allocated with kunit_kzalloc(), the deadline as the wheel clamps it, a
+ * check of the nodes a call handed out.
  */
 #ifndef _TWHEEL_KUNIT_WHEEL_TEST_H
 #define _TWHEEL_KUNIT_WHEEL_TEST_H
@@ -49,6 +50,23 @@ static inline struct tw_tmr *tw_new_timers(struct kunit *test, unsigned int nr)
 static inline u64 tw_eff(u64 clk, u64 expires)
 {
 	return max(min_t(u64, expires, TW_MAX_TICK), clk);
+}
+
+/* Take every node off @list, check its deadline, return how many. */
+static inline unsigned int tw_take(struct kunit *test,
+				   struct hlist_head *list, u64 want_expires)
+{
+	struct hlist_node *tmp;
+	struct tw_node *n;
+	unsigned int nr = 0;
+
+	hlist_for_each_entry_safe(n, tmp, list, entry) {
+		hlist_del_init(&n->entry);
+		KUNIT_EXPECT_EQ(test, n->expires, want_expires);
+		KUNIT_EXPECT_EQ(test, n->bucket, TW_BUCKET_NONE);
+		nr++;
+	}
+	return nr;
 }
 
 #endif /* _TWHEEL_KUNIT_WHEEL_TEST_H */
