@@ -273,6 +273,28 @@ static struct twk_exact *twk_exact_alloc(struct kunit *test, unsigned int n)
 }
 
 /*
+ * Wait for @e[0..@n - 1] to fire: each never early, and exactly once, also
+ * a little later.
+ */
+static void twk_exact_wait(struct kunit *test, struct twk_exact *e,
+			   unsigned int n)
+{
+	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		left = wait_for_completion_timeout(&e[i].done, timeout);
+		KUNIT_ASSERT_TRUE_MSG(test, left, "timer %u did not fire", i);
+	}
+	msleep(20);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE_MSG(test, e[i].fired_ns, e[i].deadline,
+				    "timer %u early", i);
+		KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fired), 1);
+	}
+}
+
+/*
  * The start of a tick a few ticks ahead whose number is a multiple of 4:
  * none of the three ticks after it (those of deadlines in (start, start +
  * 3 * tick]) is a level-1 bucket boundary, whatever the geometry (at least
@@ -341,7 +363,6 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
  */
 static void twk_exact_bucket(struct kunit *test)
 {
-	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
 	u64 tick = twheel_tick_ns(), start, bt, late_sum = 0;
 	struct twheel_base_snapshot snap[2];
 	unsigned int try, before = 0, checked = 0, i;
@@ -371,18 +392,7 @@ static void twk_exact_bucket(struct kunit *test)
 			/* Above level 0: a tick early, to cascade first. */
 			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, (bt - 1) * tick);
 		}
-		for (i = 0; i < 2; i++) {
-			left = wait_for_completion_timeout(&e[i].done, timeout);
-			KUNIT_ASSERT_TRUE_MSG(test, left,
-					      "timer %u did not fire", i);
-		}
-		/* Nothing fires twice, even a little later. */
-		msleep(20);
-		for (i = 0; i < 2; i++) {
-			KUNIT_EXPECT_GE_MSG(test, e[i].fired_ns, e[i].deadline,
-					    "timer %u early", i);
-			KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fired), 1);
-		}
+		twk_exact_wait(test, e, 2);
 		if (max(e[0].fired_ns, e[1].fired_ns) < start + tick)
 			before++;
 		late_sum += e[1].fired_ns - e[1].deadline;
@@ -482,7 +492,6 @@ static unsigned int twk_exact_polled(struct kunit *test, int cpu,
 
 static void twk_exact_cascade(struct kunit *test)
 {
-	unsigned long timeout = msecs_to_jiffies(TWK_TIMEOUT_MS), left;
 	u64 tick = twheel_tick_ns(), start, bt;
 	struct twk_exact *e = twk_exact_alloc(test, 2);
 	struct twheel_base_snapshot snap[2];
@@ -507,17 +516,7 @@ static void twk_exact_cascade(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, snap[1].fire_ns, start);
 			checked += twk_exact_polled(test, cpu, e, start);
 		}
-		for (i = 0; i < 2; i++) {
-			left = wait_for_completion_timeout(&e[i].done, timeout);
-			KUNIT_ASSERT_TRUE_MSG(test, left,
-					      "timer %u did not fire", i);
-		}
-		msleep(20);
-		for (i = 0; i < 2; i++) {
-			KUNIT_EXPECT_GE_MSG(test, e[i].fired_ns, e[i].deadline,
-					    "timer %u early", i);
-			KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fired), 1);
-		}
+		twk_exact_wait(test, e, 2);
 	}
 	kunit_info(test, "checked in try %u of %u; %llu us after the later deadline\n",
 		   try, TWK_EXACT_TRIES,
