@@ -20,8 +20,7 @@
  * into *@last, if that bucket holds only @tick's timers and at most
  * TW_EXACT_NODES of them ("Exact buckets" in base.h). Base lock held.
  */
-bool tw_bucket_last(const struct twheel_base *base, u64 tick,
-			   u64 *last)
+bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last)
 {
 	const struct hlist_head *head = tw_wheel_bucket(&base->wheel, tick);
 	const struct hlist_node *pos;
