@@ -39,6 +39,9 @@
 
 #include "../wheel.h"
 
+/* What the structure check says when a list holds more nodes than timers. */
+#define TW_MODEL_CYCLE	"more nodes than timers: a list has a cycle"
+
 /* Operations between two white-box checks of the wheel's structure. */
 #define TW_MODEL_STRUCT_EVERY	128
 
@@ -408,32 +411,31 @@ static inline bool tw_model_take(struct tw_model *m)
 /*
  * tw_wheel_cascade(), as the driver calls it when the next tick begins a
  * level-1 bucket (and, harmlessly, anywhere else): nothing is handed out,
- * the clock stays, a budgeted call is resumed by the next one or by an
- * advance; whether each timer then comes out at its tick, the advances
- * and the structure checks say.
+ * the clock stays. One call with a small budget: a cascade cut short is
+ * left half done, as a pass that ran out of budget leaves it, and the next
+ * operations (arms, cancels, takes, another call, an advance) run beside
+ * it, as the driver's arms do while its runner has not resumed; whether
+ * each timer then comes out at its tick, the advances and the structure
+ * checks say.
  */
 static inline bool tw_model_cascade(struct tw_model *m)
 {
-	u64 clk = m->w->clk, cascaded;
+	u64 clk = m->w->clk, cascaded = m->w->cascaded;
 	unsigned long pending = m->w->pending, budget, left;
 	bool done;
 
-	/* In bounded calls until done, as the driver's runner goes on. */
-	do {
-		cascaded = m->w->cascaded;
-		budget = 1 + tw_model_below(m, 8);
-		left = budget;
-		done = tw_wheel_cascade(m->w, &left);
-		if (m->w->clk != clk || m->w->pending != pending)
-			return tw_model_fail(m, "cascade moved the clock or the count");
-		if (left > budget ||
-		    ((clk & m->w->mask) && (!done || left != budget)))
-			return tw_model_fail(m, "cascade off a boundary did work");
-		if (!done && left)
-			return tw_model_fail(m, "cascade cut short with budget left");
-		if (m->w->cascaded - cascaded > budget - left)
-			return tw_model_fail(m, "cascade moved more than its budget");
-	} while (!done);
+	budget = 1 + tw_model_below(m, 8);
+	left = budget;
+	done = tw_wheel_cascade(m->w, &left);
+	if (m->w->clk != clk || m->w->pending != pending)
+		return tw_model_fail(m, "cascade moved the clock or the count");
+	if (left > budget ||
+	    ((clk & m->w->mask) && (!done || left != budget)))
+		return tw_model_fail(m, "cascade off a boundary did work");
+	if (!done && left)
+		return tw_model_fail(m, "cascade cut short with budget left");
+	if (m->w->cascaded - cascaded > budget - left)
+		return tw_model_fail(m, "cascade moved more than its budget");
 	return true;
 }
 
@@ -458,6 +460,9 @@ static inline u64 tw_model_ref_next(const struct tw_wheel *w)
 		due = w->ovf_min & ~(tw_wheel_horizon(w) - 1);
 		next = min(next, max(due, w->clk));
 	}
+	/* A pull cut short goes on at the clock, whatever is left. */
+	if (!hlist_empty(&w->scanned))
+		next = min(next, w->clk);
 	return next;
 }
 
@@ -505,7 +510,8 @@ static inline bool tw_model_check_struct(struct tw_model *m)
 				return tw_model_fail(m, "bitmap bit %u/%u",
 						     lvl, idx);
 			hlist_for_each_entry(n, &w->buckets[b], entry) {
-				nodes++;
+				if (++nodes > m->nt)
+					return tw_model_fail(m, TW_MODEL_CYCLE);
 				if (n->bucket != b ||
 				    n->expires < w->clk ||
 				    (n->expires >> top) != (w->clk >> top) ||
@@ -524,13 +530,24 @@ static inline bool tw_model_check_struct(struct tw_model *m)
 			return tw_model_fail(m, "bucket %u beyond the geometry", b);
 	top = w->levels * bits;
 	hlist_for_each_entry(n, &w->overflow, entry) {
-		nodes++;
+		if (++nodes > m->nt)
+			return tw_model_fail(m, TW_MODEL_CYCLE);
 		/* Its turn may have just begun, not yet processed. */
 		if (n->bucket != TW_BUCKET_OVERFLOW ||
 		    (n->expires >> top) < (w->clk >> top) ||
 		    ((n->expires >> top) == (w->clk >> top) &&
 		     (w->clk & (tw_wheel_horizon(w) - 1))))
 			return tw_model_fail(m, "overflow node %llu misplaced",
+					     n->expires);
+		ovf_min = min(ovf_min, n->expires);
+	}
+	/* Looked at by a pull cut short: each stays beyond the clock's turn. */
+	hlist_for_each_entry(n, &w->scanned, entry) {
+		if (++nodes > m->nt)
+			return tw_model_fail(m, TW_MODEL_CYCLE);
+		if (n->bucket != TW_BUCKET_OVERFLOW ||
+		    (n->expires >> top) <= (w->clk >> top))
+			return tw_model_fail(m, "scanned node %llu misplaced",
 					     n->expires);
 		ovf_min = min(ovf_min, n->expires);
 	}
