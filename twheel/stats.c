@@ -19,12 +19,15 @@
 #include <linux/percpu.h>
 #include <linux/time64.h>
 
+#include "compat.h"
 #include "stats.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
 DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
+/* For the KUnit suites' checks of what a pass counts. */
+EXPORT_SYMBOL_IF_KUNIT(twheel_stats);
 
 /**
  * twheel_stat_max() - raise a maximum counter to @val

@@ -41,7 +41,7 @@ TWHEEL_STAT_CNT(cancelled, 2, "arms ended unexpired: cancel, re-arm, modify, clo
 TWHEEL_STAT_CNT(expired, 2, "timers that came due in a pass (expiries)")
 TWHEEL_STAT_CNT(cascaded, 1, "moves of a timer down one wheel level")
 TWHEEL_STAT_CNT(migrated, 2, "timers moved off a CPU that went offline")
-TWHEEL_STAT_CNT(ticks_run, 2, "wheel ticks with work that were processed")
+TWHEEL_STAT_CNT(ticks_run, 2, "tick passes that cascaded or expired timers, ahead of a tick too")
 TWHEEL_STAT_CNT(ticks_idle, 2, "ticks skipped because nothing was due")
 TWHEEL_STAT_CNT(wakeups, 2, "tick hrtimer interrupts")
 TWHEEL_STAT_CNT(runner_kicks, 1, "runners queued to the workqueue for an expired list")

@@ -226,7 +226,7 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 	unsigned long budget = TW_PASS_BUDGET, n;
 	u64 t0 = local_clock(), now, clk, cascaded, last;
 	struct tw_wheel *w = &base->wheel;
-	bool left = false;
+	bool left = false, worked;
 	HLIST_HEAD(batch);
 
 	now = tw_ns_to_tick_floor(now_ns);
@@ -234,8 +234,7 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 	cascaded = base->wheel.cascaded;
 	n = tw_wheel_advance_budget(&base->wheel, now, &batch, &budget, next);
 	cascaded = base->wheel.cascaded - cascaded;
-	if (n || cascaded)
-		twheel_stat_inc(ticks_run);
+	worked = n || cascaded;
 	if (now >= clk && base->wheel.clk > clk)
 		twheel_stat_add(ticks_idle, base->wheel.clk - clk -
 					    (n || cascaded));
@@ -253,6 +252,7 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 		left = !tw_wheel_cascade(w, &budget);
 		cascaded = w->cascaded - cascaded;
 		if (cascaded) {
+			worked = true;
 			twheel_stat_add(cascaded, cascaded);
 			trace_twheel_cascade(base->cpu, w->clk, cascaded);
 		}
@@ -263,8 +263,12 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 	    tw_bucket_last(base, *next, &last) && last <= now_ns) {
 		n += tw_wheel_take(w, *next, &batch, &budget);
 		twheel_stat_inc(ticks_exact);
+		worked = true;
 		*next = tw_wheel_next(w);
 	}
+	/* A tick's work done ahead of it counts here, not when it begins. */
+	if (worked)
+		twheel_stat_inc(ticks_run);
 	if (n)
 		tw_expire(base, &batch, n, now_ns, next);
 	twheel_stat_max(this_cpu_ptr(&twheel_stats.pass_max_ns),
