@@ -230,31 +230,35 @@ void tw_ring_fire(struct twheel_timer *t)
 	struct twheel_table *tb = c->h.table;
 	struct tw_ring *r = &tb->ring;
 	unsigned int i = s - c->slots;
-	u32 overruns = t->overruns;
 
-	t->overruns = 0;
 	raw_spin_lock(&r->lock);
+	if (!r->nr_backlog &&
+	    tw_ring_put(r, s, t->deadline, t->overruns, 0)) {
+		t->overruns = 0;
+		goto unlock;
+	}
 	if (WARN_ON_ONCE(test_bit(i, &c->h.backlog))) {
-		/* A parked slot does not fire; coalesce all the same. */
-		s->fired = t->deadline;
-		s->pend = tw_add_sat32(s->pend, (u64)overruns + 1);
-	} else if (r->nr_backlog ||
-		   !tw_ring_put(r, s, t->deadline, overruns, 0)) {
+		/* A backlogged slot does not fire; coalesce all the same. */
+		t->overruns = tw_add_sat32(t->overruns, 1);
+	} else {
 		__set_bit(i, &c->h.backlog);
 		__set_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
-		s->fired = t->deadline;
-		s->pend = overruns;
 		/* Read without the lock: tw_ring_ready(), the flush. */
 		WRITE_ONCE(r->nr_backlog, r->nr_backlog + 1);
 		WRITE_ONCE(r->hdr->flags, r->hdr->flags | TWHEEL_RING_OVERFLOW);
 		WRITE_ONCE(r->hdr->overflow, r->hdr->overflow + 1);
-		if (t->mode != TWHEEL_MODE_ONESHOT) {
-			/* Park: the tick does not re-arm a one-shot timer. */
-			s->pmode = t->mode;
-			s->parked = 1;
-			t->mode = TWHEEL_MODE_ONESHOT;
-		}
 	}
+	/*
+	 * The record waits in the timer's @deadline and @overruns (struct
+	 * tw_slot), so the tick must not re-arm it: a periodic timer is
+	 * parked, made one-shot.
+	 */
+	if (t->mode != TWHEEL_MODE_ONESHOT) {
+		s->pmode = t->mode;
+		s->parked = 1;
+		t->mode = TWHEEL_MODE_ONESHOT;
+	}
+unlock:
 	raw_spin_unlock(&r->lock);
 	/*
 	 * Every expiry wakes, the backlogged ones too: a consumer that read
@@ -347,10 +351,11 @@ struct tw_unpark {
 static void tw_flush_record(struct tw_slot *s, u64 now, u64 *deadline,
 			    u32 *overruns, struct twheel_batch_ent *e)
 {
-	u64 period = s->timer.period, k;
+	u64 period = s->timer.period, fired = s->timer.deadline, k;
+	u32 pend = s->timer.overruns;
 
-	*deadline = s->fired;
-	*overruns = s->pend;
+	*deadline = fired;
+	*overruns = pend;
 	if (!s->parked)
 		return;
 	/* Only a parked slot's: a new arming would have dropped the record. */
@@ -367,10 +372,10 @@ static void tw_flush_record(struct tw_slot *s, u64 now, u64 *deadline,
 	if (s->pmode == TWHEEL_MODE_FIXED_DELAY)
 		return;
 	/* Fixed rate: the periods that passed while parked, from the clock. */
-	k = now > s->fired ? div64_u64(now - s->fired, period) : 0;
+	k = now > fired ? div64_u64(now - fired, period) : 0;
 	k = min_t(u64, k, KTIME_MAX / period);
-	*deadline = tw_deadline_add(s->fired, k * period);
-	*overruns = tw_add_sat32(s->pend, k);
+	*deadline = tw_deadline_add(fired, k * period);
+	*overruns = tw_add_sat32(pend, k);
 	e->deadline = tw_deadline_add(*deadline, period);
 }
 
@@ -458,6 +463,8 @@ static void tw_unpark_prep(struct twheel_batch_ent *e)
 
 	if (s->parked && s->gen == un->gen) {
 		s->parked = 0;
+		/* Its record left: the next one counts from 0. */
+		s->timer.overruns = 0;
 		return;
 	}
 	/*

@@ -10,7 +10,7 @@
  * Slots live in chunks of TW_CHUNK_SLOTS, one page each (kmalloc of
  * PAGE_SIZE, so the chunk of a slot is its address rounded down to a page),
  * allocated and charged to the memory cgroup (__GFP_ACCOUNT) when a slot of
- * the chunk is first armed: about 96 bytes per slot, nothing per arm. The
+ * the chunk is first armed: about 80 bytes per slot, nothing per arm. The
  * ring is a header and a power-of-2 array of struct twheel_cqe in pages
  * allocated at set-up (charged too), vmap()ed for the kernel and inserted
  * into the user's mapping by mmap().
@@ -83,8 +83,12 @@
  * their base lock, in hard irq context. Order: base lock -> ring lock; the
  * flush takes the ring lock alone, with interrupts off. It protects the
  * ring's kernel-side tail, the backlog bitmaps and count, the flush cursor,
- * the shared @flags and @overflow words, and a backlogged slot's @fired and
- * @pend. A slot's @cookie and @gen change only in tw_table_prep() (base
+ * the shared @flags and @overflow words, and a backlogged slot's record:
+ * its timer's deadline and overruns, which the flush only reads (the
+ * timer is in no wheel, and its callback, which sets the bit, ran; a
+ * submission writes them after tw_table_prep() cleared the bit, the
+ * re-arm of a flush after the record moved). A slot's @cookie and @gen
+ * change only in tw_table_prep() (base
  * lock held, slot not backlogged): stable for the callback (base lock) and
  * for the flush (ring lock, bit set). @parked and @pmode change under the
  * base lock: set by the callback (ring lock held too, with the bit),
@@ -122,23 +126,22 @@ struct twheel_table;
 struct user_struct;
 
 /**
- * struct tw_slot - one timer of a table (96 bytes on 64-bit)
+ * struct tw_slot - one timer of a table (80 bytes on 64-bit)
  * @timer:	the TWHEEL_TIMER_TICK timer; its deadline, period, mode and
- *		overruns are the arming's (mode one-shot while parked)
+ *		overruns are the arming's (mode one-shot while parked). While
+ *		the slot's record waits in the backlog, the timer is in no
+ *		wheel and its deadline and overruns are the record's (see
+ *		"Locking")
  * @cookie:	the cookie of the arming, echoed in records
- * @fired:	deadline of the record waiting in the backlog
  * @gen:	generation: incremented by every arm or modify; a slot whose
  *		generation reached U32_MAX is retired (-EOVERFLOW)
- * @pend:	overruns of the record waiting in the backlog
  * @parked:	periodic, stopped while its record waits (see "Completion")
  * @pmode:	the timer's enum twheel_mode while parked
  */
 struct tw_slot {
 	struct twheel_timer	timer;
 	u64			cookie;
-	u64			fired;
 	u32			gen;
-	u32			pend;
 	u8			parked;
 	u8			pmode;
 };
