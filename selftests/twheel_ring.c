@@ -1103,6 +1103,77 @@ TEST(periodic_parks_in_backlog)
 }
 
 /*
+ * A parked fixed-rate slot's record keeps the periods it counted before it
+ * was parked, however many flushes meet a full ring first. The hook
+ * clock_read makes the driver read its clock 3 ticks late while a one-tick
+ * slot fires its first record into a ring of one: its re-arm counts the
+ * periods that passed, and its next expiry finds the ring full, so it
+ * parks with them. Flushes with the ring still full (a poll() before the
+ * reap does the same) must not touch them: the slot's records then account
+ * for every period of the grid.
+ */
+TEST(parked_overruns_survive_full_flushes)
+{
+	struct twheel_cqe c[4];
+	struct twheel_sqe q;
+	uint64_t tick, d0, sum = 0, last = 0, end;
+	unsigned int i, n, recs = 0, bad = 0;
+	long long hits;
+	struct tw_uring r;
+	int fd;
+
+	fd = tw_open(O_NONBLOCK);
+	if (fd < 0)
+		SKIP(return, "%s: %s", TW_DEV, strerror(errno));
+	if (tw_hook_set("clock_read", 0))
+		SKIP(close(fd); return, "no test hooks");
+	tick = tick_ns_of(fd);
+	ASSERT_EQ(0, tw_ring_setup(fd, 1, 1, &r));
+	hits = tw_hook_hits("clock_read");
+	d0 = tw_now() + 20 * MS;
+	q = tw_sqe(TWHEEL_OP_ARM, 0, TWHEEL_ARM_ABS, d0, tick, 0);
+	ASSERT_EQ(0, tw_hook_set("clock_read", 3 * tick / 1000));
+	ASSERT_EQ(1, tw_submit(fd, &q, 1, NULL));
+	/* The first record, then the expiry that parks. */
+	tw_sleep_ms(120);
+	tw_hook_set("clock_read", 0);
+	TH_LOG("tick %llu ns, hook hits %lld", (unsigned long long)tick,
+	       tw_hook_hits("clock_read") - hits);
+	EXPECT_LT(hits, tw_hook_hits("clock_read"));
+	EXPECT_TRUE(tw_ring_overflowed(&r));
+	for (i = 0; i < 8; i++)
+		tw_flush(fd, NULL, NULL);
+	end = tw_now() + 300 * MS;
+	while (tw_now() < end) {
+		n = tw_ring_reap(&r, c, 4);
+		for (i = 0; i < n; i++) {
+			if (c[i].slot || c[i].deadline < d0 ||
+			    (c[i].deadline - d0) % tick ||
+			    (recs && c[i].deadline <= last)) {
+				bad++;
+				continue;
+			}
+			if (recs < 3)
+				TH_LOG("record %u: tick %llu, %u overruns",
+				       recs,
+				       (unsigned long long)((c[i].deadline - d0) / tick),
+				       c[i].overruns);
+			sum += c[i].overruns + 1ULL;
+			last = c[i].deadline;
+			recs++;
+		}
+		tw_flush(fd, NULL, NULL);
+	}
+	EXPECT_EQ(1, tw_submit1(fd, TWHEEL_OP_CANCEL, 0, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(0U, bad);
+	EXPECT_LE(2U, recs);
+	/* Every period of the grid up to the last record, once. */
+	EXPECT_EQ((last - d0) / tick + 1, sum);
+	tw_ring_unmap(&r);
+	close(fd);
+}
+
+/*
  * A fixed-delay slot parked in the backlog is re-armed one period after its
  * record leaves the backlog, and never less than a period after the
  * deadline that record reports. The flush reads its clock before it takes
