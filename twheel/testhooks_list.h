@@ -10,7 +10,7 @@ TWHEEL_HOOK(wake_walk_file, "the walk before suspend, in a file, under its lock"
 TWHEEL_HOOK(utimer_fire, "an ioctl-ABI expiry, before it takes the file lock")
 TWHEEL_HOOK(utimer_fired, "an ioctl-ABI expiry, after it dropped the file lock")
 TWHEEL_HOOK(utimer_early, "knob: arm clock-bound and ioctl-ABI timers this many us early")
-TWHEEL_HOOK(tick_clock, "the tick callback, before it reads the clock")
+TWHEEL_HOOK(tick_clock, "the tick callback, after it read the clock")
 TWHEEL_HOOK(clock_read, "every clock read of the driver: a slow clocksource")
 TWHEEL_HOOK(runner_pass, "a runner catching up, between two passes")
 TWHEEL_HOOK(poison_alloc, "knob: fill ring submissions' kmalloc() memory with this byte")
