@@ -26,8 +26,18 @@
 #include "trace.h"
 
 DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
-/* For the KUnit suites' checks of what a pass counts. */
-EXPORT_SYMBOL_IF_KUNIT(twheel_stats);
+
+/**
+ * twheel_stats_of() - the counters of one CPU, for the KUnit suites
+ * @cpu:	a possible CPU
+ *
+ * Return: @cpu's counters, read without a lock (see stats.h).
+ */
+const struct twheel_stats *twheel_stats_of(int cpu)
+{
+	return per_cpu_ptr(&twheel_stats, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_stats_of);
 
 /**
  * twheel_stat_max() - raise a maximum counter to @val

@@ -36,6 +36,7 @@ DECLARE_PER_CPU(struct twheel_stats, twheel_stats);
 #define twheel_stat_add(field, n)	this_cpu_add(twheel_stats.field, (n))
 
 void twheel_stat_max(u64 *field, u64 val);
+const struct twheel_stats *twheel_stats_of(int cpu);
 void twheel_stat_callbacks(unsigned long nr, u64 late_ns);
 
 /*

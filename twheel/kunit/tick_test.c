@@ -345,7 +345,7 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
 	}
-	twk_exact_runs = this_cpu_read(twheel_stats.ticks_run);
+	twk_exact_runs = READ_ONCE(twheel_stats_of(cpu)->ticks_run);
 	put_cpu();
 	return ret ? ret : cpu;
 }
@@ -403,7 +403,7 @@ static void twk_exact_bucket(struct kunit *test)
 			before++;
 			/* The pass that took the bucket ahead counts as run. */
 			KUNIT_EXPECT_GT(test,
-					per_cpu(twheel_stats, cpu).ticks_run,
+					READ_ONCE(twheel_stats_of(cpu)->ticks_run),
 					twk_exact_runs);
 		}
 		late_sum += e[1].fired_ns - e[1].deadline;

@@ -14,9 +14,8 @@
  *
  * Random operations (arm, modify, cancel, advance by one tick, by bounded
  * passes or by huge jumps, the take of a bucket ahead of its tick, the
- * cascades of a tick ahead of it) are
- * applied both to the wheel and to a trivially
- * correct reference, an array of (armed, effective deadline) per timer.
+ * cascades of a tick ahead of it) are applied both to the wheel and to a
+ * trivially correct reference, an array of (armed, effective deadline).
  * After every advance the set of expired timers must be exactly the
  * reference's set of timers due by then; tw_wheel_next() must equal its
  * definition (the minimum over levels and overflow), never be later than
@@ -39,7 +38,6 @@
 
 #include "../wheel.h"
 
-/* What the structure check says when a list holds more nodes than timers. */
 #define TW_MODEL_CYCLE	"more nodes than timers: a list has a cycle"
 
 /* Operations between two white-box checks of the wheel's structure. */
@@ -412,11 +410,8 @@ static inline bool tw_model_take(struct tw_model *m)
  * tw_wheel_cascade(), as the driver calls it when the next tick begins a
  * level-1 bucket (and, harmlessly, anywhere else): nothing is handed out,
  * the clock stays. One call with a small budget: a cascade cut short is
- * left half done, as a pass that ran out of budget leaves it, and the next
- * operations (arms, cancels, takes, another call, an advance) run beside
- * it, as the driver's arms do while its runner has not resumed; whether
- * each timer then comes out at its tick, the advances and the structure
- * checks say.
+ * left half done for the next operations (arms, cancels, takes, an
+ * advance), as the driver's arms meet it before its runner resumes.
  */
 static inline bool tw_model_cascade(struct tw_model *m)
 {
