@@ -211,6 +211,37 @@ static u32 tw_add_sat32(u32 a, u64 b)
 	return min_t(u64, (u64)a + b, U32_MAX);
 }
 
+/*
+ * Slot @i of @c fired, its record goes to the backlog: into the timer's
+ * deadline and overruns (struct tw_slot, whose size this needs), so the
+ * tick must not re-arm it: a periodic timer is parked. Both locks held.
+ */
+static void tw_backlog_add(struct twheel_table *tb, struct tw_chunk *c,
+			   unsigned int i)
+{
+	struct tw_ring *r = &tb->ring;
+	struct tw_slot *s = &c->slots[i];
+	struct twheel_timer *t = &s->timer;
+
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct tw_slot) > 80);
+	if (WARN_ON_ONCE(test_bit(i, &c->h.backlog))) {
+		/* A backlogged slot does not fire; coalesce all the same. */
+		t->overruns = tw_add_sat32(t->overruns, 1);
+	} else {
+		__set_bit(i, &c->h.backlog);
+		__set_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
+		/* Read without the lock: tw_ring_ready(), the flush. */
+		WRITE_ONCE(r->nr_backlog, r->nr_backlog + 1);
+		WRITE_ONCE(r->hdr->flags, r->hdr->flags | TWHEEL_RING_OVERFLOW);
+		WRITE_ONCE(r->hdr->overflow, r->hdr->overflow + 1);
+	}
+	if (t->mode != TWHEEL_MODE_ONESHOT) {
+		s->pmode = t->mode;
+		s->parked = 1;
+		t->mode = TWHEEL_MODE_ONESHOT;
+	}
+}
+
 /**
  * tw_ring_fire() - TWHEEL_TIMER_TICK callback of every slot: queue a record
  * @t:	the timer of a slot that expired
@@ -233,32 +264,10 @@ void tw_ring_fire(struct twheel_timer *t)
 
 	raw_spin_lock(&r->lock);
 	if (!r->nr_backlog &&
-	    tw_ring_put(r, s, t->deadline, t->overruns, 0)) {
+	    tw_ring_put(r, s, t->deadline, t->overruns, 0))
 		t->overruns = 0;
-		goto unlock;
-	}
-	if (WARN_ON_ONCE(test_bit(i, &c->h.backlog))) {
-		/* A backlogged slot does not fire; coalesce all the same. */
-		t->overruns = tw_add_sat32(t->overruns, 1);
-	} else {
-		__set_bit(i, &c->h.backlog);
-		__set_bit(c->h.first / TW_CHUNK_SLOTS, tb->chunk_backlog);
-		/* Read without the lock: tw_ring_ready(), the flush. */
-		WRITE_ONCE(r->nr_backlog, r->nr_backlog + 1);
-		WRITE_ONCE(r->hdr->flags, r->hdr->flags | TWHEEL_RING_OVERFLOW);
-		WRITE_ONCE(r->hdr->overflow, r->hdr->overflow + 1);
-	}
-	/*
-	 * The record waits in the timer's @deadline and @overruns (struct
-	 * tw_slot), so the tick must not re-arm it: a periodic timer is
-	 * parked, made one-shot.
-	 */
-	if (t->mode != TWHEEL_MODE_ONESHOT) {
-		s->pmode = t->mode;
-		s->parked = 1;
-		t->mode = TWHEEL_MODE_ONESHOT;
-	}
-unlock:
+	else
+		tw_backlog_add(tb, c, i);
 	raw_spin_unlock(&r->lock);
 	/*
 	 * Every expiry wakes, the backlogged ones too: a consumer that read

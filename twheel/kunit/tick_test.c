@@ -324,7 +324,7 @@ static bool twk_exact_held(const struct twheel_base_snapshot *snap,
 	return true;
 }
 
-/* The CPU's debugfs ticks_run right after the last arm of twk_exact_arm(). */
+/* The CPU's debugfs ticks_run right before the first arm of twk_exact_arm(). */
 static u64 twk_exact_runs;
 
 /*
@@ -339,13 +339,14 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 	int cpu = get_cpu(), ret = 0;
 	unsigned int i;
 
+	/* Before the first arm: any pass from then on counts. */
+	twk_exact_runs = READ_ONCE(twheel_stats_of(cpu)->ticks_run);
 	for (i = 0; i < n && !ret; i++) {
 		ret = twheel_timer_arm_on(&e[i].timer, e[i].deadline, 0,
 					  TWHEEL_ABS, cpu);
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
 	}
-	twk_exact_runs = READ_ONCE(twheel_stats_of(cpu)->ticks_run);
 	put_cpu();
 	return ret ? ret : cpu;
 }
