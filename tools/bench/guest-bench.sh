@@ -14,10 +14,20 @@
 : "${USER_BIG_N:=0}" "${BURST_N:=100000}"
 : "${EXACT_K:=1000}" "${EXACT_HMAX_MS:=10000}" "${EXACT_SPREAD_MS:=1000}"
 : "${UEXACT_K:=$EXACT_K}"
-: "${CPU:=1}" "${TIER:=all}"
+: "${CPU:=1}" "${TIER:=all}" "${ONLY_PEERS:=}"
 # TIER=kernel: the in-kernel tier alone.
 if [ "$TIER" = kernel ]; then
 	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 UEXACT_K=0
+fi
+# TIER=user: the userspace cost tier alone.
+if [ "$TIER" = user ]; then
+	KERNEL_NS='' BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 EXACT_K=0
+	UEXACT_K=0
+fi
+# TIER=cost: both cost tiers alone.
+if [ "$TIER" = cost ]; then
+	BIG_N=0 USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 EXACT_K=0
+	UEXACT_K=0
 fi
 # TIER=burst: the bursts alone.
 if [ "$TIER" = burst ]; then
@@ -106,6 +116,11 @@ fi
 # Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
 # twheel-ubench knows (its peer table), in an order rotating per repetition.
 PEERS=$(twheel-ubench peers | tr '\n' ' ')
+if [ -n "$ONLY_PEERS" ]; then
+	PEERS=$(for p in $PEERS; do
+		case " $ONLY_PEERS " in *" $p "*) echo "$p" ;; esac
+	done | tr '\n' ' ')
+fi
 log "userspace peers: $PEERS"
 user_run() { # N REP
 	ROT=$2

@@ -90,6 +90,14 @@ def burst_drain_ms(bursts):
     return max(vals) if vals else None
 
 
+def timerfd_series(ur, n, field):
+    """{impl: {rep: value}} of the ring and every timerfd variant measured at
+    @n, or {} (not measured) without the ring or without any variant."""
+    series = {i: by_rep(ur, i, n, field) for i in [RING] + TIMERFDS
+              if by_rep(ur, i, n, field)}
+    return series if RING in series and len(series) > 1 else {}
+
+
 def check_user_targets(data, t):
     """The ring's targets, ratios by the interval rule (report_util)."""
     us, ur, kr = data["user"], data["user_reps"], data["inkernel_reps"]
@@ -124,9 +132,7 @@ def check_user_targets(data, t):
     for field, name in (("arm_ns", "arm"), ("deliver_ns", "delivery")):
         ci_ratio(t, f"twheel_ring {name} >= 20x cheaper than timerfd at its "
                  "best (every N >= 1e4)", big,
-                 lambda n, f=field: {i: by_rep(ur, i, n, f)
-                                     for i in [RING] + TIMERFDS
-                                     if by_rep(ur, i, n, f)},
+                 lambda n, f=field: timerfd_series(ur, n, f),
                  20.0, upper=False, what="timerfd (best variant)/twheel_ring",
                  stat=lambda m: min(v for k, v in m.items() if k != RING)
                  / m[RING])

@@ -8,6 +8,12 @@
 #   TIER=kernel tools/bench/run.sh  the in-kernel tier only, at the sizes of
 #                               the run (QUICK or not): no userspace,
 #                               accuracy, idle, burst, scale or core tier
+#   TIER=user tools/bench/run.sh    the userspace cost tier alone (at the
+#                               sizes of the run; TW_BENCH_PEERS="a b"
+#                               limits it to those peers)
+#   TIER=cost tools/bench/run.sh    both cost tiers (in-kernel and
+#                               userspace) and nothing else: the ratios
+#                               of the ring to the in-kernel API
 #   TIER=burst tools/bench/run.sh   the two bursts alone
 #   TIER=exact tools/bench/run.sh   the two exactness runs alone (2-3
 #                               minutes; no costs, so no plot)
@@ -16,8 +22,9 @@
 # twheel_bench.ko built against its headers; tier 3 is the host-native core
 # benchmark, tools/testing/twheel/bench-core.sh. Outputs under build/bench/:
 # results.json, bench.png, lateness.png, and the raw guest log.
-# Environment: QUICK, TIER (all, kernel, exact, burst), TW_BENCH_CPU (guest CPU measured, default 1),
-# TW_BENCH_TIMEOUT (guest time limit, s).
+# Environment: QUICK, TIER (all, kernel, user, cost, exact, burst), TW_BENCH_CPU
+# (guest CPU measured, default 1), TW_BENCH_PEERS (userspace peers, default
+# all), TW_BENCH_TIMEOUT (guest time limit, s).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
@@ -28,8 +35,8 @@ OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
 case "$TIER" in
-all | kernel | exact | burst) ;;
-*) tw_die "TIER=$TIER: expected all, kernel, exact or burst" ;;
+all | kernel | user | cost | exact | burst) ;;
+*) tw_die "TIER=$TIER: expected all, kernel, user, cost, exact or burst" ;;
 esac
 mkdir -p "$OUT"
 cd "$TW_TOP"
@@ -66,8 +73,11 @@ else
 	EOF
 	mem=4G limit=${TW_BENCH_TIMEOUT:-3600}
 fi
-echo "CPU=${TW_BENCH_CPU:-1}" >>"$OUT/bench.conf"
-echo "TIER=$TIER" >>"$OUT/bench.conf"
+{
+	echo "CPU=${TW_BENCH_CPU:-1}"
+	echo "TIER=$TIER"
+	echo "ONLY_PEERS=\"${TW_BENCH_PEERS:-}\""
+} >>"$OUT/bench.conf"
 
 # ------------------------------------------------------------ build
 t0=$(date +%s)

@@ -5,15 +5,22 @@
  * it for many timers:
  *
  *   setup   one file, one twheel_ring_setup() per run: a table of N slots
- *           and a completion ring of RG_ENTRIES(N) records (N rounded up to
- *           a power of 2, at least RG_MIN_ENTRIES), mapped once; an array of
- *           N struct twheel_sqe (user memory)
- *   arm     one struct twheel_sqe per timer (TWHEEL_OP_ARM, slot i, cookie
- *           phase << 32 | i; relative, or TWHEEL_ARM_ABS on
- *           CLOCK_MONOTONIC), then twheel_submit() of all N: one
- *           TWHEEL_IOC_SUBMIT per TWHEEL_BATCH_MAX entries
- *   cancel  one TWHEEL_OP_CANCEL sqe per timer in the run's order, then one
- *           twheel_submit() of all N
+ *           and a completion ring of rg_entries(N) records (N rounded up to
+ *           a power of 2, at least RG_MIN_ENTRIES, at most RG_MAX_ENTRIES:
+ *           sized to what is in flight between the kernel and a consumer
+ *           that keeps up, not to every timer; the records of a phase
+ *           that do not fit wait in the kernel's backlog, in their slots,
+ *           until twheel_ring_flush()), mapped once; a batch
+ *           of RG_BATCH struct twheel_sqe (user memory, written once here
+ *           so that no timed phase faults it in), reused by every phase:
+ *           the io_uring peer's SQ ring is as large, and liburing maps it
+ *           with MAP_POPULATE
+ *   arm     per RG_BATCH timers: one struct twheel_sqe per timer
+ *           (TWHEEL_OP_ARM, slot i, cookie phase << 32 | i; relative, or
+ *           TWHEEL_ARM_ABS on CLOCK_MONOTONIC), then one twheel_submit()
+ *           (one TWHEEL_IOC_SUBMIT)
+ *   cancel  the same with one TWHEEL_OP_CANCEL sqe per timer in the run's
+ *           order
  *   deliver the records are read from the mapped ring with no system call
  *           while any are ready (twheel_ring_for_each(), one
  *           twheel_ring_advance() per batch); poll() only when the ring is
@@ -31,6 +38,9 @@
 #include "ubench.h"
 
 #define RG_MIN_ENTRIES	64U
+#define RG_MAX_ENTRIES	4096U
+/* sqes per twheel_submit(): the io_uring peer's SQ ring (UR_BATCH) */
+#define RG_BATCH	4096U
 
 struct rg_state {
 	struct twheel		*tw;
@@ -43,7 +53,7 @@ static unsigned int rg_entries(unsigned long n)
 {
 	unsigned int e = RG_MIN_ENTRIES;
 
-	while (e < n && e < TWHEEL_RING_MAX_ENTRIES)
+	while (e < n && e < RG_MAX_ENTRIES)
 		e *= 2;
 	return e;
 }
@@ -59,7 +69,9 @@ static struct rg_state *rg_open(unsigned long n)
 	struct rg_state *s = ub_alloc(1, sizeof(*s));
 	int ret;
 
-	s->sqe = ub_alloc(n, sizeof(*s->sqe));
+	s->sqe = ub_alloc(RG_BATCH, sizeof(*s->sqe));
+	/* fault the batch in: calloc() may hand out untouched pages */
+	memset(s->sqe, 0, RG_BATCH * sizeof(*s->sqe));
 	ret = twheel_open(NULL, 0, &s->tw);
 	if (ret)
 		rg_fail(ret, UB_DEV);
@@ -79,7 +91,7 @@ static void rg_close(struct rg_state *s)
 	free(s);
 }
 
-/* Submit @n filled sqes; every one must succeed. */
+/* Submit the first @n sqes of the batch; every one must succeed. */
 static void rg_submit(struct rg_state *s, unsigned long n, const char *what)
 {
 	unsigned int done = 0;
@@ -89,20 +101,27 @@ static void rg_submit(struct rg_state *s, unsigned long n, const char *what)
 		rg_fail(ret < 0 ? ret : -EIO, what);
 }
 
-/* Fill sqe i: arm slot i for @dl with cookie @tag << 32 | i. */
-static void rg_fill_arm(struct rg_state *s, unsigned long n, const uint64_t *dl,
-			int abs, uint32_t tag)
+/*
+ * Arm slots 0 .. @n - 1, slot i for @dl[i] with cookie @tag << 32 | i, one
+ * batch of RG_BATCH sqes per twheel_submit().
+ */
+static void rg_arm_all(struct rg_state *s, unsigned long n, const uint64_t *dl,
+		       int abs, uint32_t tag)
 {
-	unsigned long i;
+	unsigned long i, k;
 
-	for (i = 0; i < n; i++) {
-		struct twheel_sqe *q = &s->sqe[i];
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < RG_BATCH && i + k < n; k++) {
+			struct twheel_sqe *q = &s->sqe[k];
 
-		twheel_sqe_arm(q, i, dl[i], 0, (uint64_t)tag << 32 | i);
-		if (abs) {
-			q->flags = TWHEEL_ARM_ABS;
-			q->clockid = CLOCK_MONOTONIC;
+			twheel_sqe_arm(q, i + k, dl[i + k], 0,
+				       (uint64_t)tag << 32 | (i + k));
+			if (abs) {
+				q->flags = TWHEEL_ARM_ABS;
+				q->clockid = CLOCK_MONOTONIC;
+			}
 		}
+		rg_submit(s, k, "TWHEEL_IOC_SUBMIT arm");
 	}
 }
 
@@ -155,18 +174,19 @@ static void rg_arm(struct ub_run *r)
 {
 	struct rg_state *s = r->priv;
 
-	rg_fill_arm(s, r->n, r->dl, r->abs, r->gen);
-	rg_submit(s, r->n, "TWHEEL_IOC_SUBMIT arm");
+	rg_arm_all(s, r->n, r->dl, r->abs, r->gen);
 }
 
 static void rg_cancel(struct ub_run *r)
 {
 	struct rg_state *s = r->priv;
-	unsigned long i;
+	unsigned long i, k;
 
-	for (i = 0; i < r->n; i++)
-		twheel_sqe_cancel(&s->sqe[i], r->order[i]);
-	rg_submit(s, r->n, "TWHEEL_IOC_SUBMIT cancel");
+	for (i = 0; i < r->n; i += k) {
+		for (k = 0; k < RG_BATCH && i + k < r->n; k++)
+			twheel_sqe_cancel(&s->sqe[k], r->order[i + k]);
+		rg_submit(s, k, "TWHEEL_IOC_SUBMIT cancel");
+	}
 }
 
 /* The records of this phase, counted per pass. */
@@ -222,8 +242,8 @@ static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
 
 /*
  * The twheel_ring burst (ubench_burst.c): one table of b->n slots, slot i
- * armed for b->deadline with cookie i, in one twheel_submit(), consumed by
- * the twheel_ring peer's passes.
+ * armed for b->deadline with cookie i as the peer arms, consumed by the
+ * twheel_ring peer's passes.
  */
 void ub_burst_ring(struct ub_burst *b)
 {
@@ -238,8 +258,7 @@ void ub_burst_ring(struct ub_burst *b)
 	b->deadline = t0 + UB_BURST_LEAD;
 	for (i = 0; i < b->n; i++)
 		dl[i] = b->deadline;
-	rg_fill_arm(s, b->n, dl, 1, 0);
-	rg_submit(s, b->n, "TWHEEL_IOC_SUBMIT burst");
+	rg_arm_all(s, b->n, dl, 1, 0);
 	now = ub_now();
 	b->arm_ns = now - t0;
 	b->late_arm = now > b->deadline;
