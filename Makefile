@@ -220,8 +220,8 @@ shell:
 	@MAKE='$(MAKE)' $(VM)/shell.sh $(KERNEL)
 
 # Hooks for scripts others provide: run tools/vm/<name>.sh when present.
-# Benchmarks (not tests): QUICK=1 for a short run, TIER=kernel,
-# TIER=exact or TIER=burst for one part; results in build/bench/ (Documentation/bench.rst).
+# Benchmarks (not tests): QUICK=1 for a short run, TIER=kernel, user, cost,
+# exact or burst for one part; results in build/bench/ (Documentation/bench.rst).
 bench:
 	@tools/bench/run.sh
 

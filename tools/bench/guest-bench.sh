@@ -26,8 +26,7 @@ if [ "$TIER" = user ]; then
 fi
 # TIER=cost: both cost tiers alone.
 if [ "$TIER" = cost ]; then
-	BIG_N=0 USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 EXACT_K=0
-	UEXACT_K=0
+	ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 EXACT_K=0 UEXACT_K=0
 fi
 # TIER=burst: the bursts alone.
 if [ "$TIER" = burst ]; then
@@ -116,10 +115,16 @@ fi
 # Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
 # twheel-ubench knows (its peer table), in an order rotating per repetition.
 PEERS=$(twheel-ubench peers | tr '\n' ' ')
+# shellcheck disable=SC2086,SC2116 # split into words, blanks dropped
+ONLY_PEERS=$(echo $ONLY_PEERS)
 if [ -n "$ONLY_PEERS" ]; then
-	PEERS=$(for p in $PEERS; do
-		case " $ONLY_PEERS " in *" $p "*) echo "$p" ;; esac
-	done | tr '\n' ' ')
+	for p in $ONLY_PEERS; do
+		case " $PEERS " in
+		*" $p "*) ;;
+		*) log "TW_BENCH_PEERS: no peer $p (peers: $PEERS)"; exit 1 ;;
+		esac
+	done
+	PEERS=$ONLY_PEERS
 fi
 log "userspace peers: $PEERS"
 user_run() { # N REP

@@ -12,8 +12,8 @@
 #                               sizes of the run; TW_BENCH_PEERS="a b"
 #                               limits it to those peers)
 #   TIER=cost tools/bench/run.sh    both cost tiers (in-kernel and
-#                               userspace) and nothing else: the ratios
-#                               of the ring to the in-kernel API
+#                               userspace, at the sizes of the run) and
+#                               nothing else: the ring against the API
 #   TIER=burst tools/bench/run.sh   the two bursts alone
 #   TIER=exact tools/bench/run.sh   the two exactness runs alone (2-3
 #                               minutes; no costs, so no plot)
@@ -38,6 +38,8 @@ case "$TIER" in
 all | kernel | user | cost | exact | burst) ;;
 *) tw_die "TIER=$TIER: expected all, kernel, user, cost, exact or burst" ;;
 esac
+[[ ${TW_BENCH_PEERS:-} =~ ^[a-z0-9_\ ]*$ ]] ||
+	tw_die "TW_BENCH_PEERS=$TW_BENCH_PEERS: expected peer names separated by spaces"
 mkdir -p "$OUT"
 cd "$TW_TOP"
 

@@ -5,16 +5,13 @@
  * it for many timers:
  *
  *   setup   one file, one twheel_ring_setup() per run: a table of N slots
- *           and a completion ring of rg_entries(N) records (N rounded up to
- *           a power of 2, at least RG_MIN_ENTRIES, at most RG_MAX_ENTRIES:
- *           sized to what is in flight between the kernel and a consumer
- *           that keeps up, not to every timer; the records of a phase
- *           that do not fit wait in the kernel's backlog, in their slots,
- *           until twheel_ring_flush()), mapped once; a batch
- *           of RG_BATCH struct twheel_sqe (user memory, written once here
- *           so that no timed phase faults it in), reused by every phase:
- *           the io_uring peer's SQ ring is as large, and liburing maps it
- *           with MAP_POPULATE
+ *           and a completion ring of N records rounded up to a power of 2,
+ *           at least RG_MIN_ENTRIES, at most RG_MAX_ENTRIES (records that
+ *           do not fit wait in the kernel's backlog, in their slots, until
+ *           twheel_ring_flush(): the timed delivery pays for that), mapped
+ *           once; a batch of RG_BATCH struct twheel_sqe (user memory, each
+ *           page written once here so that no timed phase faults it in),
+ *           reused by every phase, as the io_uring peer reuses its SQ ring
  *   arm     per RG_BATCH timers: one struct twheel_sqe per timer
  *           (TWHEEL_OP_ARM, slot i, cookie phase << 32 | i; relative, or
  *           TWHEEL_ARM_ABS on CLOCK_MONOTONIC), then one twheel_submit()
@@ -26,8 +23,8 @@
  *           twheel_ring_advance() per batch); poll() only when the ring is
  *           empty, and twheel_ring_flush() if TWHEEL_RING_OVERFLOW is raised
  *
- * Its burst (twheel-ubench burst N twheel_ring) uses the same ring and
- * consumer.
+ * Its burst (twheel-ubench burst N twheel_ring) uses the same consumer and a
+ * ring with room for every record of the burst.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,11 +46,12 @@ struct rg_state {
 	char			desc[96];
 };
 
-static unsigned int rg_entries(unsigned long n)
+/* @n rounded up to a power of 2, at least RG_MIN_ENTRIES, at most @max. */
+static unsigned int rg_entries(unsigned long n, unsigned int max)
 {
 	unsigned int e = RG_MIN_ENTRIES;
 
-	while (e < n && e < RG_MAX_ENTRIES)
+	while (e < n && e < max)
 		e *= 2;
 	return e;
 }
@@ -64,18 +62,17 @@ static void rg_fail(int ret, const char *what)
 	ub_die("%s", what);
 }
 
-static struct rg_state *rg_open(unsigned long n)
+/* A table of @n slots and a ring of @entries records. */
+static struct rg_state *rg_open(unsigned long n, unsigned int entries)
 {
 	struct rg_state *s = ub_alloc(1, sizeof(*s));
 	int ret;
 
-	s->sqe = ub_alloc(RG_BATCH, sizeof(*s->sqe));
-	/* fault the batch in: calloc() may hand out untouched pages */
-	memset(s->sqe, 0, RG_BATCH * sizeof(*s->sqe));
+	s->sqe = ub_alloc_warm(RG_BATCH, sizeof(*s->sqe));
 	ret = twheel_open(NULL, 0, &s->tw);
 	if (ret)
 		rg_fail(ret, UB_DEV);
-	ret = twheel_ring_setup(s->tw, n, rg_entries(n), &s->ring);
+	ret = twheel_ring_setup(s->tw, n, entries, &s->ring);
 	if (ret)
 		rg_fail(ret, "twheel_ring_setup");
 	snprintf(s->desc, sizeof(s->desc), "ring_entries=%u ring_map_bytes=%zu",
@@ -167,7 +164,7 @@ static void rg_sleep(struct rg_state *s, int timeout_ms)
 
 static void rg_setup(struct ub_run *r)
 {
-	r->priv = rg_open(r->n);
+	r->priv = rg_open(r->n, rg_entries(r->n, RG_MAX_ENTRIES));
 }
 
 static void rg_arm(struct ub_run *r)
@@ -241,8 +238,9 @@ static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
 }
 
 /*
- * The twheel_ring burst (ubench_burst.c): one table of b->n slots, slot i
- * armed for b->deadline with cookie i as the peer arms, consumed by the
+ * The twheel_ring burst (ubench_burst.c): one table of b->n slots and a ring
+ * with room for all their records (all of them are in flight at once), slot
+ * i armed for b->deadline with cookie i as the peer arms, consumed by the
  * twheel_ring peer's passes.
  */
 void ub_burst_ring(struct ub_burst *b)
@@ -253,7 +251,8 @@ void ub_burst_ring(struct ub_burst *b)
 	long k;
 
 	dl = ub_alloc(b->n, sizeof(*dl));
-	s = rg_open(b->n);
+	/* every record of the burst is in flight at once: room for all */
+	s = rg_open(b->n, rg_entries(b->n, TWHEEL_RING_MAX_ENTRIES));
 	t0 = ub_now();
 	b->deadline = t0 + UB_BURST_LEAD;
 	for (i = 0; i < b->n; i++)
@@ -268,9 +267,9 @@ void ub_burst_ring(struct ub_burst *b)
 		now = ub_now();
 		if (k > 0) {
 			ub_burst_pass(b, before, now);
+		} else if (now > b->deadline + UB_BURST_WAIT) {
+			break;
 		} else if (k < 0) {
-			if (now > b->deadline + UB_BURST_WAIT)
-				break;
 			b->sleeps++;
 			/* until readiness: a timeout would add its own delay */
 			rg_sleep(s, (b->deadline + UB_BURST_WAIT - now) /

@@ -10,8 +10,9 @@
  *          IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, else none:
  *          the flags the kernel took are printed (uring_flags=)
  *   arm    one SQE per timer (io_uring_prep_timeout, count 0: a pure timer,
- *          relative or IORING_TIMEOUT_ABS), io_uring_submit() once per
- *          UR_BATCH SQEs
+ *          relative or IORING_TIMEOUT_ABS; its __kernel_timespec in a batch
+ *          of UR_BATCH, one per SQ entry, written once at set-up and
+ *          reused), io_uring_submit() once per UR_BATCH SQEs
  *   cancel one IORING_OP_TIMEOUT_REMOVE SQE per timer, submitted
  *          UR_BATCH at a time with io_uring_submit_and_wait(); the remove's
  *          CQE and the timeout's -ECANCELED CQE are reaped from the CQ ring
@@ -33,7 +34,11 @@
 
 struct ur_state {
 	struct io_uring			ring;
-	struct __kernel_timespec	*ts;	/* read by the kernel at submit */
+	/*
+	 * Read by the kernel at submit: one per SQ entry, reused (SQE i's is
+	 * ts[i % UR_BATCH], free again once the full SQ ring was submitted).
+	 */
+	struct __kernel_timespec	*ts;
 	unsigned int			flags;
 	char				desc[64];
 };
@@ -52,7 +57,7 @@ static void ur_setup(struct ub_run *r)
 
 	while (cq < r->n && cq < UR_CQ_MAX)
 		cq *= 2;
-	s->ts = ub_alloc(r->n, sizeof(*s->ts));
+	s->ts = ub_alloc_warm(UR_BATCH, sizeof(*s->ts));
 	for (i = 0; i < ARRAY_SIZE(ur_flag_sets); i++) {
 		struct io_uring_params p;
 
@@ -72,6 +77,9 @@ static void ur_setup(struct ub_run *r)
 		errno = -ret;
 		ub_die("io_uring_queue_init_params");
 	}
+	/* ts[] has one entry per SQ entry (ur_arm()) */
+	if (s->ring.sq.ring_entries > UR_BATCH)
+		ub_die("io_uring SQ of %u entries", s->ring.sq.ring_entries);
 	r->priv = s;
 }
 
@@ -108,11 +116,12 @@ static void ur_arm(struct ub_run *r)
 	unsigned long i;
 
 	for (i = 0; i < r->n; i++) {
+		struct __kernel_timespec *ts = &s->ts[i % UR_BATCH];
 		struct io_uring_sqe *sqe = ur_sqe(s);
 
-		s->ts[i].tv_sec = r->dl[i] / 1000000000ULL;
-		s->ts[i].tv_nsec = r->dl[i] % 1000000000ULL;
-		io_uring_prep_timeout(sqe, &s->ts[i], 0, flags);
+		ts->tv_sec = r->dl[i] / 1000000000ULL;
+		ts->tv_nsec = r->dl[i] % 1000000000ULL;
+		io_uring_prep_timeout(sqe, ts, 0, flags);
 		io_uring_sqe_set_data64(sqe, (uint64_t)r->gen << 32 | i);
 	}
 	ur_submit(s, 0);
