@@ -54,6 +54,23 @@ guest_stat before
 echo "RESULT info $(tr '\n' ' ' </sys/kernel/debug/twheel_bench/info)"
 echo "$CPU" >/sys/module/twheel_bench/parameters/bench_cpu
 
+# The userspace peers: every one twheel-ubench knows, or those of
+# TW_BENCH_PEERS (run.sh checked them), checked before any tier runs.
+PEERS=$(twheel-ubench peers | tr '\n' ' ')
+# shellcheck disable=SC2086,SC2116 # split into words, blanks dropped
+ONLY_PEERS=$(echo $ONLY_PEERS)
+if [ -n "$ONLY_PEERS" ]; then
+	only=
+	for p in $ONLY_PEERS; do
+		case " $PEERS " in
+		*" $p "*) ;;
+		*) log "TW_BENCH_PEERS: no peer $p (peers: $PEERS)"; exit 1 ;;
+		esac
+		case " $only " in *" $p "*) ;; *) only="$only $p" ;; esac
+	done
+	PEERS=$only
+fi
+
 # Lift twheel's caps on pending timers for the userspace and scale runs.
 for p in max_timers max_timers_per_fd max_timers_per_user; do
 	[ -w "$PARAMS/$p" ] && echo 100000000 >"$PARAMS/$p"
@@ -112,20 +129,8 @@ if [ "$EXACT_K" -gt 0 ]; then
 	fi
 fi
 
-# Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer
-# twheel-ubench knows (its peer table), in an order rotating per repetition.
-PEERS=$(twheel-ubench peers | tr '\n' ' ')
-# shellcheck disable=SC2086,SC2116 # split into words, blanks dropped
-ONLY_PEERS=$(echo $ONLY_PEERS)
-if [ -n "$ONLY_PEERS" ]; then
-	for p in $ONLY_PEERS; do
-		case " $PEERS " in
-		*" $p "*) ;;
-		*) log "TW_BENCH_PEERS: no peer $p (peers: $PEERS)"; exit 1 ;;
-		esac
-	done
-	PEERS=$ONLY_PEERS
-fi
+# Tier 2: userspace, on the same CPU, interleaved like tier 1: every peer of
+# $PEERS (above), in an order rotating per repetition.
 log "userspace peers: $PEERS"
 user_run() { # N REP
 	ROT=$2

@@ -120,6 +120,10 @@ ${CC:-gcc} -Wall -Wextra -O2 -I uapi -I tools/lib/twheel -o "$OUT/twheel-ubench"
 	"$BENCH"/ubench_*.c tools/lib/twheel/twheel.c -static -pthread -luring -luv_a -ldl \
 	2> >(grep -vE 'statically linked applications|: in function' >&2) ||
 	tw_die "twheel-ubench build failed (liburing-dev, libuv1-dev: make setup)"
+for p in ${TW_BENCH_PEERS:-}; do
+	"$OUT/twheel-ubench" peers | grep -qx "$p" ||
+		tw_die "TW_BENCH_PEERS: no peer $p (peers: $("$OUT/twheel-ubench" peers | tr '\n' ' '))"
+done
 
 initrd=$OUT/initramfs-$krel.cpio.gz
 TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf" \

@@ -24,7 +24,8 @@
  *           empty, and twheel_ring_flush() if TWHEEL_RING_OVERFLOW is raised
  *
  * Its burst (twheel-ubench burst N twheel_ring) uses the same consumer and a
- * ring with room for every record of the burst.
+ * ring with room for every record of the burst (up to the kernel's
+ * TWHEEL_RING_MAX_ENTRIES).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -239,7 +240,8 @@ static void rg_visit_burst(const struct twheel_cqe *c, void *arg)
 
 /*
  * The twheel_ring burst (ubench_burst.c): one table of b->n slots and a ring
- * with room for all their records (all of them are in flight at once), slot
+ * with room for all their records (all of them are in flight at once; up to
+ * TWHEEL_RING_MAX_ENTRIES), slot
  * i armed for b->deadline with cookie i as the peer arms, consumed by the
  * twheel_ring peer's passes.
  */

@@ -3,16 +3,18 @@
  * twheel-ubench peer io_uring: IORING_OP_TIMEOUT through liburing, one ring
  * per run, as liburing documents it for many timers:
  *
- *   ring   UR_BATCH SQ entries; CQ sized for every pending timer
+ *   ring   UR_BATCH SQ entries; CQ sized for the pending timers
  *          (IORING_SETUP_CQSIZE, N rounded up, at least 2 x UR_BATCH, at
- *          most the kernel's 65536); IORING_SETUP_SINGLE_ISSUER |
+ *          most the kernel's 65536: above, completions take its overflow
+ *          list); IORING_SETUP_SINGLE_ISSUER |
  *          IORING_SETUP_DEFER_TASKRUN (6.1 has both), else
  *          IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, else none:
  *          the flags the kernel took are printed (uring_flags=)
  *   arm    one SQE per timer (io_uring_prep_timeout, count 0: a pure timer,
- *          relative or IORING_TIMEOUT_ABS; its __kernel_timespec in a batch
- *          of UR_BATCH, one per SQ entry, written once at set-up and
- *          reused), io_uring_submit() once per UR_BATCH SQEs
+ *          relative or IORING_TIMEOUT_ABS; its __kernel_timespec is one of
+ *          UR_BATCH, one per SQ entry, rewritten per arm, whose pages were
+ *          written once at set-up), io_uring_submit() once per UR_BATCH
+ *          SQEs
  *   cancel one IORING_OP_TIMEOUT_REMOVE SQE per timer, submitted
  *          UR_BATCH at a time with io_uring_submit_and_wait(); the remove's
  *          CQE and the timeout's -ECANCELED CQE are reaped from the CQ ring
