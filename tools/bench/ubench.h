@@ -154,7 +154,7 @@ static inline void *ub_alloc_warm(size_t n, size_t size)
 	for (off = 0; off < n * size; off += 4096)
 		p[off] = 0;
 	/* @p need not be page-aligned: the last page too */
-	if (n * size)
+	if (n && size)
 		p[n * size - 1] = 0;
 	return (void *)p;
 }
