@@ -42,6 +42,10 @@ fi
 CTL=/sys/kernel/debug/twheel_bench/ctl
 PARAMS=/sys/module/twheel/parameters
 log() { echo "bench: $*" >&2; }
+# A step that failed is said at once and counted; the hook then goes on with
+# the other steps (a partial report is still a report) and exits non-zero.
+FAILS=0
+fail() { log "$*"; FAILS=$((FAILS + 1)); }
 
 echo "RESULT env kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
 # The guest's own CPU accounting, before and after: steal is time the host
@@ -79,7 +83,7 @@ done
 # Idle first, while nothing at all is pending.
 if [ "$IDLE_S" -gt 0 ]; then
 	log "idle wake-ups over ${IDLE_S}s, twice"
-	twheel-ubench idle "$IDLE_S"
+	twheel-ubench idle "$IDLE_S" || fail "idle failed (exit $?)"
 fi
 
 # rotate WORDS...: print the words starting at position $ROT (interleaving).
@@ -102,7 +106,7 @@ kernel_run() { # N REP
 	if echo "runall $1 $(($2 + 1))" >"$CTL"; then
 		sed "s/^/RESULT inkernel rep=$2 /" "$CTL"
 	else
-		log "runall $1 failed: $(cat "$CTL")"
+		fail "runall $1 failed: $(cat "$CTL")"
 	fi
 }
 for rep in $(seq 0 $((REPS - 1))); do
@@ -125,7 +129,7 @@ if [ "$EXACT_K" -gt 0 ]; then
 	if echo "exact $EXACT_K 1 $EXACT_HMAX_MS $EXACT_SPREAD_MS" >"$CTL"; then
 		cat /sys/kernel/debug/twheel_bench/exact
 	else
-		log "exact failed: $(cat "$CTL")"
+		fail "exact failed: $(cat "$CTL")"
 	fi
 fi
 
@@ -136,8 +140,10 @@ user_run() { # N REP
 	ROT=$2
 	# shellcheck disable=SC2086
 	for impl in $(rotate $PEERS); do
-		taskset -c "$CPU" twheel-ubench ops "$impl" "$1" $(($2 + 1)) |
-			sed "s/^RESULT user /RESULT user rep=$2 /"
+		# Not in a pipe: its exit status counts.
+		out=$(taskset -c "$CPU" twheel-ubench ops "$impl" "$1" $(($2 + 1))) ||
+			fail "userspace $impl n=$1 failed (exit $?)"
+		[ -z "$out" ] || echo "$out" | sed "s/^RESULT user /RESULT user rep=$2 /"
 	done
 }
 for rep in $(seq 0 $((REPS - 1))); do
@@ -161,7 +167,7 @@ if [ "$BURST_N" -gt 0 ]; then
 		echo "$PEERS" | grep -qw "$impl" || continue
 		log "burst: $BURST_N $impl timers, one deadline"
 		taskset -c "$CPU" twheel-ubench burst "$BURST_N" "$impl" ||
-			log "burst $impl failed (exit $?)"
+			fail "burst $impl failed (exit $?)"
 	done
 fi
 
@@ -170,12 +176,12 @@ fi
 if [ "$UEXACT_K" -gt 0 ]; then
 	log "exactness userspace: $UEXACT_K timers per peer and horizon, up to ${EXACT_HMAX_MS} ms"
 	twheel-ubench exact "$UEXACT_K" "$EXACT_HMAX_MS" "$EXACT_SPREAD_MS" ||
-		log "userspace exactness failed (exit $?)"
+		fail "userspace exactness failed (exit $?)"
 fi
 
 if [ "$ACC_N" -gt 0 ]; then
 	log "accuracy: $ACC_N timers, twheel and timerfd in the same run"
-	twheel-ubench accuracy "$ACC_N" 1
+	twheel-ubench accuracy "$ACC_N" 1 || fail "accuracy failed (exit $?)"
 fi
 
 if [ "$SCALE_N" -gt 0 ]; then
@@ -188,8 +194,12 @@ if [ "$SCALE_N" -gt 0 ]; then
 		cancel=$(sed -n 's/.* cancel_ns=\([0-9.]*\).*/\1/p' "$CTL")
 		echo "RESULT scale impl=twheel n=$SCALE_N mem_kb=$((before - after)) arm_ns=$arm cancel_ns=$cancel"
 	else
-		log "scale failed: $(cat "$CTL")"
+		fail "scale failed: $(cat "$CTL")"
 	fi
 fi
 guest_stat after
+if [ "$FAILS" -gt 0 ]; then
+	log "done: $FAILS step(s) failed"
+	exit 1
+fi
 log "done"

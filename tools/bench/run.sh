@@ -152,8 +152,12 @@ stat1=$(grep '^cpu ' /proc/stat)
 w1=$(date +%s.%N)
 cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
 cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
+# A failed guest step still leaves a report of the others; `make bench`
+# fails after writing it.
+guest_failed=0
 if grep -q '^TW|check|not ok|' "$OUT/guest.results.log"; then
 	grep '^TW|check|not ok|' "$OUT/guest.results.log" | sed 's/^/  guest: /' >&2
+	guest_failed=1
 fi
 
 # ------------------------------------------------------------ host core tier
@@ -176,3 +180,4 @@ python3 "$BENCH/report.py" --results "$OUT/guest.results.log" --core "$core" \
 	--host-load "before: $load0; after: $load1; host cpus: $(nproc)" \
 	--host-stat "$stat0" --host-stat "$stat1" --host-window "$w0 $w1"
 tw_log "bench finished in $(($(date +%s) - t0))s"
+[ "$guest_failed" = 0 ] || tw_die "the guest reported failed steps (above); the report covers the others"
