@@ -62,7 +62,7 @@ TWHEEL_STAT_MAX(wake_walk_max, 0, "longest walk of the alarm timers before a sus
 TWHEEL_STAT_CNT(step_files, 0, "files clock steps and walks before a suspend went over")
 TWHEEL_STAT_CNT(utimer_early, 0, "early expiries on an unstepped clock (must stay 0)")
 TWHEEL_STAT_CNT(clock_delivered, 0, "ioctl-ABI timers delivered by a clock step or suspend walk")
-TWHEEL_STAT_CNT(ticks_exact, 0, "buckets handed out at their latest deadline, before their tick")
+TWHEEL_STAT_CNT(ticks_exact, 0, "passes that took an exact bucket's due timers before its tick")
 TWHEEL_STAT_BASE(max_cascades, 1, "most cascades of a single timer")
 
 #undef TWHEEL_STAT_CNT

@@ -14,27 +14,30 @@
  *
  * Exact buckets: when the work of tick T is a level-0 bucket of at most
  * TW_EXACT_NODES timers (tw_wheel_bucket()), the hrtimer is programmed at
- * the latest of their deadlines instead, and the pass it runs hands out the
- * bucket ahead of its tick (tw_wheel_take()) once every timer on it is due
- * by the pass's clock read: a lone timer fires with an hrtimer's lateness,
- * not up to a tick after its deadline. The wheel's clock does not move for
- * it. A timer added to the bucket meanwhile with a later deadline makes
- * that pass find the bucket not yet due; it programs the hrtimer for the
- * new latest deadline. Never early: each deadline is compared with the
- * time; never later than T * tick_ns: the hrtimer is never programmed after
- * it. Timers above level 0 get there first: when the work of tick T lies
- * beyond the clock's level-0 turn, the hrtimer is programmed a tick early,
- * at (T - 1) * tick_ns, and a pass whose next tick begins a level-1
- * bucket does that tick's cascades at once (tw_wheel_cascade()), so that
- * the timers due then are in its level-0 bucket before it begins: a far
- * timer costs one interrupt more. A bigger bucket is handled by a pass at
- * T * tick_ns as before, so the walk under the lock is bounded. So is the
- * number of interrupts: the hrtimer is programmed at an exact deadline at
- * most TW_EXACT_TRIES times while the wheel's clock stays on one tick (it
- * moves at most once a tick), then at the tick's start, so a timer pushed
- * later and later within its tick (each push making the pass it
- * programmed find the bucket not due) costs at most TW_EXACT_TRIES + 1
- * interrupts a tick, as a tick-bound wheel costs one.
+ * the earliest of their deadlines instead, and the pass it runs hands out,
+ * ahead of the tick, the timers of the bucket that are due by the pass's
+ * clock read (the whole bucket with tw_wheel_take() when all are, else
+ * each with tw_wheel_del()), then programs the hrtimer at the earliest
+ * deadline left: each timer fires with an hrtimer's lateness, not up to a
+ * tick after its deadline, and not when the last of its bucket is due.
+ * The wheel's clock does not move for it. A timer added to the bucket
+ * meanwhile with an earlier deadline than the one programmed waits for
+ * that one (the arm does not look inside the tick). Never early: each
+ * deadline is compared with the time; never later than T * tick_ns: the
+ * hrtimer is never programmed after it. Timers above level 0 get there
+ * first: when the work of tick T lies beyond the clock's level-0 turn, the
+ * hrtimer is programmed a tick early, at (T - 1) * tick_ns, and a pass
+ * whose next tick begins a level-1 bucket does that tick's cascades at
+ * once (tw_wheel_cascade()), so that the timers due then are in its
+ * level-0 bucket before it begins: a far timer costs one interrupt more.
+ * A bigger bucket is handled by a pass at T * tick_ns as before, so the
+ * walk under the lock is bounded. So is the number of interrupts: the
+ * hrtimer is programmed at an exact deadline at most TW_EXACT_TRIES times
+ * while the wheel's clock stays on one tick (it moves at most once a
+ * tick), then at the tick's start, so a tick costs at most
+ * TW_EXACT_TRIES + 1 interrupts however its timers are armed, spread
+ * within it or pushed later and later (each push making the pass it
+ * programmed find nothing due), as a tick-bound wheel costs one.
  *
  * Clocks: the bases know only CLOCK_MONOTONIC. Timers on CLOCK_REALTIME or
  * CLOCK_BOOTTIME (/dev/twheel, see dev_file.h "Clocks") are armed here at
@@ -259,13 +262,17 @@
 #define TW_PASS_BUDGET		TWHEEL_LOCK_BUDGET
 
 /*
- * Timers a tick's level-0 bucket may hold for the tick to fire at the latest
- * of their deadlines ("Exact buckets"): the bucket is walked with the base
+ * Timers a tick's level-0 bucket may hold for the tick to fire at each of
+ * their deadlines ("Exact buckets"): the bucket is walked with the base
  * lock held and interrupts off whenever the tick hrtimer is programmed.
  */
 #define TW_EXACT_NODES		8
-/* Exact programmings of the tick hrtimer per tick of the wheel's clock. */
-#define TW_EXACT_TRIES		2
+/*
+ * Exact programmings of the tick hrtimer per tick of the wheel's clock: as
+ * many as an exact bucket has timers, so that each can fire at its own
+ * deadline, and what bounds the tick's interrupts (TW_EXACT_TRIES + 1).
+ */
+#define TW_EXACT_TRIES		TW_EXACT_NODES
 
 /*
  * Callbacks a runner runs between two reads of the clock, at most (see
@@ -366,7 +373,7 @@ struct tw_runner {
  *		the second with raw_spin_lock_nested().
  * @wheel:	the timing wheel
  * @next_tick:	tick the @tick hrtimer is programmed for (at its start,
- *		or at the latest deadline of an exact bucket), TW_NO_TICK if
+ *		or at the earliest deadline of an exact bucket), TW_NO_TICK if
  *		it is not, 0 while the tick's pass runs (a stale value that
  *		is too large only causes a spurious reprogram; it is never
  *		smaller than the tick the hrtimer fires at)

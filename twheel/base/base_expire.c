@@ -210,6 +210,38 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
 }
 
 /*
+ * Move the timers of @tick's exact bucket (tw_bucket_span() is true) that
+ * are due by @now_ns (ns) out of the wheel onto the end of @batch, leaving
+ * the others: each is compared with the time, so none is early. At most
+ * TW_EXACT_NODES, the bucket's size. Base lock held. Return: how many.
+ */
+static unsigned long tw_take_due(struct twheel_base *base, u64 tick,
+				 u64 now_ns, struct hlist_head *batch)
+{
+	const struct hlist_head *head = tw_wheel_bucket(&base->wheel, tick);
+	struct twheel_timer *due[TW_EXACT_NODES], *t;
+	struct hlist_node **tail = &batch->first;
+	const struct hlist_node *pos;
+	unsigned int nr = 0, i;
+
+	for (pos = head ? head->first : NULL; pos && nr < TW_EXACT_NODES;
+	     pos = pos->next) {
+		t = hlist_entry(pos, struct twheel_timer, node.entry);
+		if (t->deadline <= now_ns)
+			due[nr++] = t;
+	}
+	while (*tail)
+		tail = &(*tail)->next;
+	for (i = 0; i < nr; i++) {
+		tw_wheel_del(&base->wheel, &due[i]->node);
+		*tail = &due[i]->node.entry;
+		due[i]->node.entry.pprev = tail;
+		tail = &due[i]->node.entry.next;
+	}
+	return nr;
+}
+
+/*
  * One bounded pass over @base's wheel up to the tick of @now_ns: at most
  * TW_PASS_BUDGET timers cascaded or expired. *@next is set to the next tick
  * with work. Return: true if work is left for that tick (the budget ran
@@ -223,8 +255,8 @@ static void tw_expire(struct twheel_base *base, struct hlist_head *batch,
  */
 static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 {
-	unsigned long budget = TW_PASS_BUDGET, n;
-	u64 t0 = local_clock(), now, clk, cascaded, last;
+	unsigned long budget = TW_PASS_BUDGET, n, due;
+	u64 t0 = local_clock(), now, clk, cascaded, first, last;
 	struct tw_wheel *w = &base->wheel;
 	bool left = false, worked;
 	HLIST_HEAD(batch);
@@ -258,10 +290,19 @@ static bool tw_run_pass(struct twheel_base *base, u64 now_ns, u64 *next)
 		}
 		*next = tw_wheel_next(w);
 	}
-	/* The next tick's bucket, if every timer on it is due by now. */
+	/*
+	 * The next tick's exact bucket: its timers due by now, all of it at
+	 * once if they all are ("Exact buckets" in base.h).
+	 */
 	if (!left && *next > now && budget >= TW_EXACT_NODES &&
-	    tw_bucket_last(base, *next, &last) && last <= now_ns) {
-		n += tw_wheel_take(w, *next, &batch, &budget);
+	    tw_bucket_span(base, *next, &first, &last) && first <= now_ns) {
+		if (last <= now_ns) {
+			n += tw_wheel_take(w, *next, &batch, &budget);
+		} else {
+			due = tw_take_due(base, *next, now_ns, &batch);
+			budget -= due;
+			n += due;
+		}
 		twheel_stat_inc(ticks_exact);
 		worked = true;
 		*next = tw_wheel_next(w);

@@ -45,7 +45,8 @@ int tw_fallback_cpu(unsigned int from);
 struct tw_runner *tw_kick(struct twheel_base *base, int cpu);
 
 /* base_tick.c */
-bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last);
+bool tw_bucket_span(const struct twheel_base *base, u64 tick, u64 *first,
+		    u64 *last);
 ktime_t tw_fire_time(struct twheel_base *base, u64 tick);
 void __tw_reprogram(struct twheel_base *base, u64 next);
 void tw_reprogram_next(struct twheel_base *base);

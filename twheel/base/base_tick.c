@@ -16,25 +16,29 @@
 #include "base_int.h"
 
 /*
- * The latest deadline (ns) of the timers in the level-0 bucket of @tick,
- * into *@last, if that bucket holds only @tick's timers and at most
- * TW_EXACT_NODES of them ("Exact buckets" in base.h). Base lock held.
+ * The earliest and the latest deadline (ns) of the timers in the level-0
+ * bucket of @tick, into *@first and *@last, if that bucket holds only
+ * @tick's timers and at most TW_EXACT_NODES of them ("Exact buckets" in
+ * base.h). Base lock held.
  */
-bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last)
+bool tw_bucket_span(const struct twheel_base *base, u64 tick, u64 *first,
+		    u64 *last)
 {
 	const struct hlist_head *head = tw_wheel_bucket(&base->wheel, tick);
 	const struct hlist_node *pos;
 	unsigned int nr = 0;
-	u64 max = 0;
+	u64 min = U64_MAX, max = 0, d;
 
 	if (!head)
 		return false;
 	for (pos = head->first; pos; pos = pos->next) {
 		if (++nr > TW_EXACT_NODES)
 			return false;
-		max = max(max, hlist_entry(pos, struct twheel_timer,
-					   node.entry)->deadline);
+		d = hlist_entry(pos, struct twheel_timer, node.entry)->deadline;
+		min = min(min, d);
+		max = max(max, d);
 	}
+	*first = min;
 	*last = max;
 	return true;
 }
@@ -42,7 +46,7 @@ bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last)
 /*
  * When the tick hrtimer fires for the work of tick @tick: a tick early if
  * that work is above level 0 (beyond the clock's level-0 turn), so that
- * the pass then cascades it into level 0; at the latest deadline of its
+ * the pass then cascades it into level 0; at the earliest deadline of its
  * bucket if that is known and earlier, at most TW_EXACT_TRIES times while
  * the wheel's clock stays on one tick; else at the tick's start ("Exact
  * buckets" in base.h). Base lock held.
@@ -50,7 +54,7 @@ bool tw_bucket_last(const struct twheel_base *base, u64 tick, u64 *last)
 ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
 {
 	ktime_t at = tw_tick_to_ktime(tick);
-	u64 last;
+	u64 first, last;
 
 	if ((tick ^ base->wheel.clk) > base->wheel.mask &&
 	    tick != TW_NO_TICK)
@@ -61,11 +65,11 @@ ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
 		base->exact_tries = 0;
 	}
 	if (base->exact_tries >= TW_EXACT_TRIES ||
-	    !tw_bucket_last(base, tick, &last) ||
-	    last >= (u64)ktime_to_ns(at))
+	    !tw_bucket_span(base, tick, &first, &last) ||
+	    first >= (u64)ktime_to_ns(at))
 		return at;
 	base->exact_tries++;
-	return ns_to_ktime(last);
+	return ns_to_ktime(first);
 }
 
 /*
