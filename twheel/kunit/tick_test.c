@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/preempt.h>
@@ -328,13 +329,41 @@ static bool twk_exact_held(const struct twheel_base_snapshot *snap,
 static u64 twk_exact_runs;
 
 /*
+ * The control of twk_exact_bucket(): an hrtimer of the tick's own mode
+ * (HRTIMER_MODE_ABS_PINNED: hard interrupt, or the softirq thread on
+ * PREEMPT_RT) on the tick's CPU, due with the first timer, started after
+ * the tick hrtimer: it runs in the same expiry as a pass programmed for
+ * that deadline, after it, so its time bounds that pass's.
+ */
+struct twk_exact_ctrl {
+	struct hrtimer	hrt;
+	u64		fired_ns;
+};
+
+static enum hrtimer_restart twk_exact_ctrl_fn(struct hrtimer *hrt)
+{
+	struct twk_exact_ctrl *c = container_of(hrt, struct twk_exact_ctrl,
+						hrt);
+
+	WRITE_ONCE(c->fired_ns, ktime_get_ns());
+	return HRTIMER_NORESTART;
+}
+
+static void twk_exact_ctrl_stop(void *data)
+{
+	hrtimer_cancel(&((struct twk_exact_ctrl *)data)->hrt);
+}
+
+/*
  * Arm @e[0..@n - 1] at their deadlines on this CPU, with a snapshot of its
- * base after each arm into @snap[0..@n - 1], preemption off: no pass of
- * the CPU's tick, due ticks later, runs in between however the test
- * thread is scheduled. Return: the CPU, or the first error.
+ * base after each arm into @snap[0..@n - 1], then start control @ctrl (if
+ * not NULL) at the first deadline, preemption off: no pass of the CPU's
+ * tick, due ticks later, runs in between however the test thread is
+ * scheduled. Return: the CPU, or the first error.
  */
 static int twk_exact_arm(struct twk_exact *e, unsigned int n,
-			 struct twheel_base_snapshot *snap)
+			 struct twheel_base_snapshot *snap,
+			 struct twk_exact_ctrl *ctrl)
 {
 	int cpu = get_cpu(), ret = 0;
 	unsigned int i;
@@ -347,9 +376,18 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
 	}
+	if (!ret && ctrl) {
+		WRITE_ONCE(ctrl->fired_ns, 0);
+		hrtimer_start(&ctrl->hrt, ns_to_ktime(e[0].deadline),
+			      HRTIMER_MODE_ABS_PINNED);
+	}
 	put_cpu();
 	return ret ? ret : cpu;
 }
+
+/* Tries of twk_exact_bucket() at most, and on-time ones it stops at. */
+#define TWK_BUCKET_TRIES	32
+#define TWK_BUCKET_ONTIME	4
 
 /*
  * Exact buckets (base.h): a tick's bucket of a few timers fires at each
@@ -359,27 +397,42 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
  * tick hrtimer is programmed at its deadline (the base's snapshot shows
  * it, where a tick-bound wheel shows the tick's start), the second does
  * not move it, and neither fires early, each exactly once: the pass at the
- * first deadline hands out the first alone and programs the second's. So
- * the first must fire before the second's deadline in at least one try
- * (a wheel that fires a bucket at its latest deadline never does; an
- * interrupt 0.8 tick late in every try would not either). Checked in each of
- * TWK_EXACT_TRIES tries whose timers went straight into level 0 (the
- * clock in their level-0 turn), of which there must be one; in the others
- * the arm programs the hrtimer a tick early, for the pass that cascades
- * them (twk_exact_cascade).
+ * first deadline hands out the first alone and programs the second's.
+ *
+ * Whether that pass ran before the second deadline is the hrtimer's
+ * lateness, not twheel's (a debug PREEMPT_RT guest under TCG runs soft
+ * hrtimers up to a tick late), so a control hrtimer of the tick's mode is
+ * due with the first timer on its CPU (struct twk_exact_ctrl): in every
+ * try where the control ran a tenth of a tick before the second deadline
+ * or earlier, the first timer must have fired before that deadline. A
+ * wheel that fires a bucket at its latest deadline fails every such try.
+ * Tried until TWK_BUCKET_ONTIME such tries (skipped if the control ran
+ * late in all TWK_BUCKET_TRIES). Checked in the tries whose timers went
+ * straight into level 0 (the clock in their level-0 turn), of which there
+ * must be one; in the others the arm programs the hrtimer a tick early,
+ * for the pass that cascades them (twk_exact_cascade).
  * TWHEEL_TIMER_TICK timers: how often both fired before their tick began
  * (the hrtimer's lateness alone) is logged, not asserted; when they did,
  * the pass that took their bucket ahead must count in debugfs ticks_run.
  */
 static void twk_exact_bucket(struct kunit *test)
 {
-	u64 tick = twheel_tick_ns(), start, bt, late_sum = 0;
-	struct twheel_base_snapshot snap[2];
-	unsigned int try, before = 0, checked = 0, apart = 0, i;
+	u64 tick = twheel_tick_ns(), start, bt, late_sum = 0, ctrl_sum = 0;
+	unsigned int try, before = 0, checked = 0, ontime = 0, i;
 	struct twk_exact *e = twk_exact_alloc(test, 2);
+	struct twheel_base_snapshot snap[2];
+	struct twk_exact_ctrl *c;
+	bool level0;
 	int cpu;
 
-	for (try = 0; try < TWK_EXACT_TRIES; try++) {
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	twheel_hrtimer_setup(&c->hrt, twk_exact_ctrl_fn, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, twk_exact_ctrl_stop, c));
+	for (try = 0; try < TWK_BUCKET_TRIES && ontime < TWK_BUCKET_ONTIME;
+	     try++) {
 		for (i = 0; i < 2; i++) {
 			reinit_completion(&e[i].done);
 			atomic_set(&e[i].fired, 0);
@@ -387,14 +440,16 @@ static void twk_exact_bucket(struct kunit *test)
 		start = twk_exact_start(tick);
 		e[0].deadline = start + div64_u64(tick, 10);
 		e[1].deadline = start + div64_u64(9 * tick, 10);
-		cpu = twk_exact_arm(e, 2, snap);
+		cpu = twk_exact_arm(e, 2, snap, c);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		bt = div64_u64(start, tick) + 1;
+		level0 = false;
 		if (!twk_exact_held(snap, 2) || snap[0].next_tick != bt) {
 			/* A stall let a pass run, or other work comes first. */
 		} else if (bt >= snap[0].clk &&
 			   !((bt ^ snap[0].clk) >> snap[0].bits)) {
 			/* In level 0: at the first deadline, then not moved. */
+			level0 = true;
 			checked++;
 			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, e[0].deadline);
 			KUNIT_EXPECT_EQ(test, snap[1].fire_ns, e[0].deadline);
@@ -403,8 +458,18 @@ static void twk_exact_bucket(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, (bt - 1) * tick);
 		}
 		twk_exact_wait(test, e, 2);
-		if (e[0].fired_ns < e[1].deadline)
-			apart++;
+		/* Due long before: fired, or cancelled unfired (0). */
+		hrtimer_cancel(&c->hrt);
+		if (level0 && c->fired_ns &&
+		    c->fired_ns + div64_u64(tick, 10) <= e[1].deadline) {
+			ontime++;
+			KUNIT_EXPECT_LT_MSG(test, e[0].fired_ns, e[1].deadline,
+					    "try %u: the control ran %llu ns after the first deadline, the first timer %llu ns",
+					    try, c->fired_ns - e[0].deadline,
+					    e[0].fired_ns - e[0].deadline);
+		}
+		if (c->fired_ns)
+			ctrl_sum += c->fired_ns - e[0].deadline;
 		if (max(e[0].fired_ns, e[1].fired_ns) < start + tick) {
 			before++;
 			/* The pass that took the bucket ahead counts as run. */
@@ -415,11 +480,13 @@ static void twk_exact_bucket(struct kunit *test)
 		late_sum += e[1].fired_ns - e[1].deadline;
 	}
 	kunit_info(test,
-		   "%u of %u tries checked, %u fired before their tick, %u the first before the second's deadline; %llu us late on average\n",
-		   checked, TWK_EXACT_TRIES, before, apart,
-		   div_u64(late_sum, TWK_EXACT_TRIES * NSEC_PER_USEC));
+		   "%u tries, %u checked, %u with the control on time; %u fired before their tick; the control %llu us, the second timer %llu us late on average\n",
+		   try, checked, ontime, before,
+		   div_u64(ctrl_sum, try * NSEC_PER_USEC),
+		   div_u64(late_sum, try * NSEC_PER_USEC));
 	KUNIT_EXPECT_GT(test, checked, 0U);
-	KUNIT_EXPECT_GT(test, apart, 0U);
+	if (!ontime && READ_ONCE(test->status) == KUNIT_SUCCESS)
+		kunit_skip(test, "the control ran late in all %u tries", try);
 }
 
 /*
@@ -452,7 +519,7 @@ static void twk_exact_tries(struct kunit *test)
 		for (i = 0; i < n; i++)
 			e[i].deadline = start + (n - 1 - i) * tick +
 					div64_u64(tick, 3);
-		cpu = twk_exact_arm(e, n, snap);
+		cpu = twk_exact_arm(e, n, snap, NULL);
 		KUNIT_EXPECT_GE(test, cpu, 0);
 		/* Not in level 0 (the tick's start): try again. */
 		exact = cpu >= 0 && twk_exact_held(snap, n) &&
@@ -530,7 +597,7 @@ static void twk_exact_cascade(struct kunit *test)
 		start = (bt - 1) * tick;
 		e[0].deadline = start + div64_u64(tick, 10);
 		e[1].deadline = start + div64_u64(2 * tick, 3);
-		cpu = twk_exact_arm(e, 2, snap);
+		cpu = twk_exact_arm(e, 2, snap, NULL);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		/* Unless other work of the base comes first. */
 		if (twk_exact_held(snap, 2) && snap[1].next_tick == bt) {
