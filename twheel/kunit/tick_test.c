@@ -392,19 +392,20 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 /*
  * Exact buckets (base.h): a tick's bucket of a few timers fires at each
  * of their deadlines, not when the tick begins nor when its last timer is
- * due. Two timers of one bucket, due a tenth and nine tenths into its
- * tick's span, the later one armed second: once the first is armed, the
- * tick hrtimer is programmed at its deadline (the base's snapshot shows
- * it, where a tick-bound wheel shows the tick's start), the second does
- * not move it, and neither fires early, each exactly once: the pass at the
- * first deadline hands out the first alone and programs the second's.
+ * due. Two timers of one bucket, due a fiftieth of a tick after its
+ * tick's span begins and a fiftieth before it ends, the later one armed
+ * second: once the first is armed, the tick hrtimer is programmed at its
+ * deadline (the base's snapshot shows it, where a tick-bound wheel shows
+ * the tick's start), the second does not move it, and neither fires
+ * early, each exactly once: the pass at the first deadline hands out the
+ * first alone and programs the second's.
  *
  * Whether that pass ran before the second deadline is the hrtimer's
  * lateness, not twheel's (a debug PREEMPT_RT guest under TCG runs soft
  * hrtimers up to a tick late), so a control hrtimer of the tick's mode is
  * due with the first timer on its CPU (struct twk_exact_ctrl): in every
- * try where the control ran a tenth of a tick before the second deadline
- * or earlier, the first timer must have fired before that deadline. A
+ * try where the control ran a fiftieth of a tick before the second
+ * deadline or earlier, the first timer must have fired before it. A
  * wheel that fires a bucket at its latest deadline fails every such try.
  * Tried until TWK_BUCKET_ONTIME such tries (skipped if the control ran
  * late in all TWK_BUCKET_TRIES). Checked in the tries whose timers went
@@ -438,8 +439,8 @@ static void twk_exact_bucket(struct kunit *test)
 			atomic_set(&e[i].fired, 0);
 		}
 		start = twk_exact_start(tick);
-		e[0].deadline = start + div64_u64(tick, 10);
-		e[1].deadline = start + div64_u64(9 * tick, 10);
+		e[0].deadline = start + div64_u64(tick, 50);
+		e[1].deadline = start + tick - div64_u64(tick, 50);
 		cpu = twk_exact_arm(e, 2, snap, c);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		bt = div64_u64(start, tick) + 1;
@@ -461,7 +462,7 @@ static void twk_exact_bucket(struct kunit *test)
 		/* Due long before: fired, or cancelled unfired (0). */
 		hrtimer_cancel(&c->hrt);
 		if (level0 && c->fired_ns &&
-		    c->fired_ns + div64_u64(tick, 10) <= e[1].deadline) {
+		    c->fired_ns + div64_u64(tick, 50) <= e[1].deadline) {
 			ontime++;
 			KUNIT_EXPECT_LT_MSG(test, e[0].fired_ns, e[1].deadline,
 					    "try %u: the control ran %llu ns after the first deadline, the first timer %llu ns",
@@ -470,7 +471,7 @@ static void twk_exact_bucket(struct kunit *test)
 		}
 		if (c->fired_ns)
 			ctrl_sum += c->fired_ns - e[0].deadline;
-		if (max(e[0].fired_ns, e[1].fired_ns) < start + tick) {
+		if (max(e[0].fired_ns, e[1].fired_ns) < bt * tick) {
 			before++;
 			/* The pass that took the bucket ahead counts as run. */
 			KUNIT_EXPECT_GT(test,
