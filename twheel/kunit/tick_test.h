@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The KUnit suite twheel_tick of the bounded tick, in two files that share
- * it through here: tick_test.c (the tick's own cases, the bursts of timers
- * they arm, the suite) and tick_system_test.c (the tick against the rest
- * of the system, with the test-only delay hooks).
+ * The KUnit suite twheel_tick of the bounded tick, in three files that
+ * share it through here: tick_test.c (the tick's own cases, the bursts of
+ * timers they arm, the suite), tick_system_test.c (the tick against the
+ * rest of the system, with the test-only delay hooks) and
+ * tick_exact_test.c (exact buckets).
  */
 #ifndef _TWHEEL_KUNIT_TICK_TEST_H
 #define _TWHEEL_KUNIT_TICK_TEST_H
@@ -42,5 +43,10 @@ void twk_burst_check(struct kunit *test, struct twk_burst *b,
 void twk_tick_restarted(struct kunit *test);
 void twk_behind_runners_asleep(struct kunit *test);
 void twk_clock_not_under_lock(struct kunit *test);
+
+/* The cases of tick_exact_test.c, in the suite of tick_test.c. */
+void twk_exact_bucket(struct kunit *test);
+void twk_exact_tries(struct kunit *test);
+void twk_exact_cascade(struct kunit *test);
 
 #endif /* _TWHEEL_KUNIT_TICK_TEST_H */
