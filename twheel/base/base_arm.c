@@ -173,7 +173,7 @@ void twheel_batch_one(struct twheel_batch_ent *e, twheel_prep_t prep)
 	if (prep)
 		prep(e);
 	if (e->op != TW_BATCH_CANCEL && tw_batch_enqueue(r, new, t, e, moving))
-		tw_reprogram(new, t->node.expires);
+		tw_reprogram(new, t->node.expires, t->deadline);
 	if (old != new || (e->op == TW_BATCH_CANCEL && e->ret))
 		tw_maybe_idle(old);
 	tw_unlock_two_irqoff(old, new);
@@ -204,7 +204,7 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 {
 	struct twheel_base *base = tw_base(cpu);
 	struct tw_runner *r;
-	u64 first = TW_NO_TICK;
+	u64 first = TW_NO_TICK, first_ns = U64_MAX;
 	bool detached = false;
 	unsigned long flags;
 	unsigned int i;
@@ -230,11 +230,18 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			prep(e);
 		if (e->op == TW_BATCH_CANCEL)
 			continue;
-		if (tw_batch_enqueue(r, base, t, e, moving))
-			first = min(first, t->node.expires);
+		if (!tw_batch_enqueue(r, base, t, e, moving))
+			continue;
+		/* The earliest tick, and the earliest deadline in it. */
+		if (t->node.expires < first) {
+			first = t->node.expires;
+			first_ns = t->deadline;
+		} else if (t->node.expires == first) {
+			first_ns = min(first_ns, t->deadline);
+		}
 	}
 	if (first != TW_NO_TICK)
-		tw_reprogram(base, first);
+		tw_reprogram(base, first, first_ns);
 	else if (detached)
 		tw_maybe_idle(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);

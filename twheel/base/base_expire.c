@@ -74,7 +74,7 @@ void __tw_enqueue(struct twheel_base *base, struct twheel_timer *t,
 void tw_enqueue(struct twheel_base *base, struct twheel_timer *t, u64 deadline)
 {
 	__tw_enqueue(base, t, deadline);
-	tw_reprogram(base, t->node.expires);
+	tw_reprogram(base, t->node.expires, deadline);
 }
 
 /*
@@ -384,7 +384,7 @@ static void tw_settle_on(struct tw_runner *r, struct twheel_base *target,
 {
 	r->deferred = false;
 	tw_place(target, t, t->deadline);
-	tw_reprogram(target, t->node.expires);
+	tw_reprogram(target, t->node.expires, t->deadline);
 }
 
 /*

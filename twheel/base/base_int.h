@@ -166,12 +166,20 @@ static inline void tw_hook_spin(enum twheel_hook h)
 
 /*
  * Make the tick hrtimer fire no later than tick @next (see
- * __tw_reprogram()): nothing to do, the common case, when it fires by then
- * already. Base lock held.
+ * __tw_reprogram()) and, when it is programmed for that very tick, no
+ * later than @deadline (ns, a deadline of a timer just put into that
+ * tick): programmed at the deadline of an exact bucket, it would
+ * otherwise keep a later deadline of the bucket ("Exact buckets" in
+ * base.h). Nothing to do, the common case, when it fires by then already;
+ * only a tick's exact programmings (TW_EXACT_TRIES) can move it within
+ * the tick. Base lock held.
  */
-static inline void tw_reprogram(struct twheel_base *base, u64 next)
+static inline void tw_reprogram(struct twheel_base *base, u64 next,
+				u64 deadline)
 {
-	if (next < base->next_tick)
+	if (next < base->next_tick ||
+	    (unlikely(next == base->next_tick) &&
+	     deadline < (u64)ktime_to_ns(hrtimer_get_expires(&base->tick))))
 		__tw_reprogram(base, next);
 }
 

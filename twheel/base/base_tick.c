@@ -106,10 +106,19 @@ void __tw_reprogram(struct twheel_base *base, u64 next)
 	}
 }
 
-/* Make the tick hrtimer fire no later than the wheel's next work. */
+/*
+ * Make the tick hrtimer fire no later than the wheel's next work, at the
+ * time tw_fire_time() gives for it if that is the tick it is programmed
+ * for: timers put there without a deadline at hand for tw_reprogram() (an
+ * arm on another CPU, a migration) may have made an exact bucket's
+ * earliest deadline earlier. Base lock held.
+ */
 void tw_reprogram_next(struct twheel_base *base)
 {
-	tw_reprogram(base, tw_wheel_next(&base->wheel));
+	u64 next = tw_wheel_next(&base->wheel);
+
+	if (next != TW_NO_TICK && next <= base->next_tick)
+		__tw_reprogram(base, next);
 }
 
 /* The remote half of tw_reprogram(), on the base's CPU. */

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -155,17 +156,18 @@ static void twk_exact_ctrl_stop(void *data)
 }
 
 /*
- * Arm @e[0..@n - 1] at their deadlines on this CPU, with a snapshot of its
- * base after each arm into @snap[0..@n - 1], then start control @ctrl (if
- * not NULL) at the first deadline, preemption off: no pass of the CPU's
- * tick, due ticks later, runs in between however the test thread is
- * scheduled. Return: the CPU, or the first error.
+ * Arm @e[0..@n - 1] at their deadlines on this CPU, in that order, with a
+ * snapshot of its base after each arm into @snap[0..@n - 1], then start
+ * control @ctrl (if not NULL) at the earliest deadline, preemption off: no
+ * pass of the CPU's tick, due ticks later, runs in between however the
+ * test thread is scheduled. Return: the CPU, or the first error.
  */
 static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 			 struct twheel_base_snapshot *snap,
 			 struct twk_exact_ctrl *ctrl)
 {
 	int cpu = get_cpu(), ret = 0;
+	u64 first = U64_MAX;
 	unsigned int i;
 
 	/* Before the first arm: any pass from then on counts. */
@@ -175,37 +177,40 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 					  TWHEEL_ABS, cpu);
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
+		first = min(first, e[i].deadline);
 	}
 	if (!ret && ctrl) {
 		WRITE_ONCE(ctrl->fired_ns, 0);
-		hrtimer_start(&ctrl->hrt, ns_to_ktime(e[0].deadline),
+		hrtimer_start(&ctrl->hrt, ns_to_ktime(first),
 			      HRTIMER_MODE_ABS_PINNED);
 	}
 	put_cpu();
 	return ret ? ret : cpu;
 }
 
-/* Tries of twk_exact_bucket() at most, and on-time ones it stops at. */
+/* Tries of twk_exact_pair() at most, and on-time ones it stops at. */
 #define TWK_BUCKET_TRIES	32
 #define TWK_BUCKET_ONTIME	4
 
 /*
  * Exact buckets (base.h): a tick's bucket of a few timers fires at each
  * of their deadlines, not when the tick begins nor when its last timer is
- * due. Two timers of one bucket, due a fiftieth of a tick after its
- * tick's span begins and a fiftieth before it ends, the later one armed
- * second: once the first is armed, the tick hrtimer is programmed at its
- * deadline (the base's snapshot shows it, where a tick-bound wheel shows
- * the tick's start), the second does not move it, and neither fires
- * early, each exactly once: the pass at the first deadline hands out the
- * first alone and programs the second's.
+ * due, whatever the order they were armed in. Two timers of one bucket,
+ * due a fiftieth of a tick after its tick's span begins and a fiftieth
+ * before it ends, the later one armed second (twk_exact_bucket) or first
+ * (twk_exact_arm_order): once the first is armed, the tick hrtimer is
+ * programmed at its deadline (the base's snapshot shows it, where a
+ * tick-bound wheel shows the tick's start), and after the second at the
+ * earlier of the two (an arm that compared ticks alone would leave it at
+ * the later one); neither fires early, each exactly once: the pass at the
+ * earlier deadline hands out that timer alone and programs the other's.
  *
- * Whether that pass ran before the second deadline is the hrtimer's
+ * Whether that pass ran before the later deadline is the hrtimer's
  * lateness, not twheel's (a debug PREEMPT_RT guest under TCG runs soft
  * hrtimers up to a tick late), so a control hrtimer of the tick's mode is
- * due with the first timer on its CPU (struct twk_exact_ctrl): in every
- * try where the control ran a fiftieth of a tick before the second
- * deadline or earlier, the first timer must have fired before it. A
+ * due with the earlier timer on its CPU (struct twk_exact_ctrl): in every
+ * try where the control ran a fiftieth of a tick before the later
+ * deadline or earlier, the earlier timer must have fired before it. A
  * wheel that fires a bucket at its latest deadline fails every such try.
  * Tried until TWK_BUCKET_ONTIME such tries (skipped if the control ran
  * late in all TWK_BUCKET_TRIES). Checked in the tries whose timers went
@@ -216,11 +221,11 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
  * (the hrtimer's lateness alone) is logged, not asserted; when they did,
  * the pass that took their bucket ahead must count in debugfs ticks_run.
  */
-void twk_exact_bucket(struct kunit *test)
+static void twk_exact_pair(struct kunit *test, bool later_first)
 {
 	u64 tick = twheel_tick_ns(), start, bt, late_sum = 0, ctrl_sum = 0;
 	unsigned int try, before = 0, checked = 0, ontime = 0, i;
-	struct twk_exact *e = twk_exact_alloc(test, 2);
+	struct twk_exact *e = twk_exact_alloc(test, 2), *early, *late;
 	struct twheel_base_snapshot snap[2];
 	struct twk_exact_ctrl *c;
 	bool level0;
@@ -232,6 +237,8 @@ void twk_exact_bucket(struct kunit *test)
 			     HRTIMER_MODE_ABS_PINNED);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, twk_exact_ctrl_stop, c));
+	early = later_first ? &e[1] : &e[0];
+	late = later_first ? &e[0] : &e[1];
 	for (try = 0; try < TWK_BUCKET_TRIES && ontime < TWK_BUCKET_ONTIME;
 	     try++) {
 		for (i = 0; i < 2; i++) {
@@ -239,8 +246,8 @@ void twk_exact_bucket(struct kunit *test)
 			atomic_set(&e[i].fired, 0);
 		}
 		start = twk_exact_start(tick);
-		e[0].deadline = start + div64_u64(tick, 50);
-		e[1].deadline = start + tick - div64_u64(tick, 50);
+		early->deadline = start + div64_u64(tick, 50);
+		late->deadline = start + tick - div64_u64(tick, 50);
 		cpu = twk_exact_arm(e, 2, snap, c);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		bt = div64_u64(start, tick) + 1;
@@ -249,11 +256,15 @@ void twk_exact_bucket(struct kunit *test)
 			/* A stall let a pass run, or other work comes first. */
 		} else if (bt >= snap[0].clk &&
 			   !((bt ^ snap[0].clk) >> snap[0].bits)) {
-			/* In level 0: at the first deadline, then not moved. */
+			/* In level 0: at the first armed, then the earlier. */
 			level0 = true;
 			checked++;
 			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, e[0].deadline);
-			KUNIT_EXPECT_EQ(test, snap[1].fire_ns, e[0].deadline);
+			KUNIT_EXPECT_EQ_MSG(test, snap[1].fire_ns,
+					    early->deadline,
+					    "try %u: programmed %lld ns after the earlier deadline",
+					    try, (s64)(snap[1].fire_ns -
+						       early->deadline));
 		} else {
 			/* Above level 0: a tick early, to cascade first. */
 			KUNIT_EXPECT_EQ(test, snap[0].fire_ns, (bt - 1) * tick);
@@ -262,15 +273,16 @@ void twk_exact_bucket(struct kunit *test)
 		/* Due long before: fired, or cancelled unfired (0). */
 		hrtimer_cancel(&c->hrt);
 		if (level0 && c->fired_ns &&
-		    c->fired_ns + div64_u64(tick, 50) <= e[1].deadline) {
+		    c->fired_ns + div64_u64(tick, 50) <= late->deadline) {
 			ontime++;
-			KUNIT_EXPECT_LT_MSG(test, e[0].fired_ns, e[1].deadline,
-					    "try %u: the control ran %llu ns after the first deadline, the first timer %llu ns",
-					    try, c->fired_ns - e[0].deadline,
-					    e[0].fired_ns - e[0].deadline);
+			KUNIT_EXPECT_LT_MSG(test, early->fired_ns,
+					    late->deadline,
+					    "try %u: the control ran %llu ns after the earlier deadline, its timer %llu ns",
+					    try, c->fired_ns - early->deadline,
+					    early->fired_ns - early->deadline);
 		}
 		if (c->fired_ns)
-			ctrl_sum += c->fired_ns - e[0].deadline;
+			ctrl_sum += c->fired_ns - early->deadline;
 		if (max(e[0].fired_ns, e[1].fired_ns) < bt * tick) {
 			before++;
 			/* The pass that took the bucket ahead counts as run. */
@@ -278,16 +290,106 @@ void twk_exact_bucket(struct kunit *test)
 					READ_ONCE(twheel_stats_of(cpu)->ticks_run),
 					twk_exact_runs);
 		}
-		late_sum += e[1].fired_ns - e[1].deadline;
+		late_sum += late->fired_ns - late->deadline;
 	}
 	kunit_info(test,
-		   "%u tries, %u checked, %u with the control on time; %u fired before their tick; the control %llu us, the second timer %llu us late on average\n",
+		   "%u tries, %u checked, %u with the control on time; %u fired before their tick; the control %llu us, the later timer %llu us late on average\n",
 		   try, checked, ontime, before,
 		   div_u64(ctrl_sum, try * NSEC_PER_USEC),
 		   div_u64(late_sum, try * NSEC_PER_USEC));
 	KUNIT_EXPECT_GT(test, checked, 0U);
 	if (!ontime && READ_ONCE(test->status) == KUNIT_SUCCESS)
 		kunit_skip(test, "the control ran late in all %u tries", try);
+}
+
+/* The later timer of the bucket armed second (twk_exact_pair()). */
+void twk_exact_bucket(struct kunit *test)
+{
+	twk_exact_pair(test, false);
+}
+
+/*
+ * The later timer of the bucket armed first: the earlier one's arm moves
+ * the tick hrtimer earlier within the tick it is programmed for
+ * (twk_exact_pair()).
+ */
+void twk_exact_arm_order(struct kunit *test)
+{
+	twk_exact_pair(test, true);
+}
+
+/*
+ * Poll @cpu's base, preemption off, until its tick hrtimer is programmed
+ * at @want (ns) or the clock reaches @until. Return: true if it was.
+ */
+static bool twk_exact_poll(int cpu, u64 want, u64 until)
+{
+	struct twheel_base_snapshot snap;
+
+	do {
+		if (twheel_base_snapshot(cpu, &snap))
+			return false;
+		if (snap.tick_armed && snap.fire_ns == want)
+			return true;
+		udelay(5);
+	} while (ktime_get_ns() < until);
+	return false;
+}
+
+/*
+ * twk_exact_arm_order from another CPU: the arms go to a remote base,
+ * whose tick hrtimer its reprogram IPI programs, with no deadline at hand
+ * (the handler looks at the bucket again). The later timer is armed
+ * first; once that base's hrtimer shows its deadline (the tick in level 0
+ * and first in the wheel), it must show the earlier one's after the
+ * second arm, both within the tick before them (polled). Tried until one
+ * try saw the first, up to TWK_EXACT_TRIES times; never early, each
+ * exactly once (twk_exact_wait()).
+ */
+void twk_exact_remote(struct kunit *test)
+{
+	u64 tick = twheel_tick_ns(), start;
+	struct twk_exact *e = twk_exact_alloc(test, 2);
+	unsigned int try, checked = 0, i;
+	bool seen, moved = false;
+	int cpu, other, ret[2];
+
+	for (try = 0; try < TWK_EXACT_TRIES && !checked; try++) {
+		for (i = 0; i < 2; i++) {
+			reinit_completion(&e[i].done);
+			atomic_set(&e[i].fired, 0);
+		}
+		start = twk_exact_start(tick);
+		e[0].deadline = start + tick - div64_u64(tick, 50);
+		e[1].deadline = start + div64_u64(tick, 50);
+		/* Nothing that may sleep (a failed expectation) until put. */
+		cpu = get_cpu();
+		other = cpumask_any_but(cpu_online_mask, cpu);
+		if (other >= nr_cpu_ids) {
+			put_cpu();
+			kunit_skip(test, "needs two online CPUs");
+		}
+		ret[0] = twheel_timer_arm_on(&e[0].timer, e[0].deadline, 0,
+					     TWHEEL_ABS, other);
+		seen = twk_exact_poll(other, e[0].deadline, start - tick);
+		ret[1] = twheel_timer_arm_on(&e[1].timer, e[1].deadline, 0,
+					     TWHEEL_ABS, other);
+		if (seen)
+			moved = twk_exact_poll(other, e[1].deadline, start);
+		put_cpu();
+		KUNIT_EXPECT_EQ(test, ret[0], 0);
+		KUNIT_EXPECT_EQ(test, ret[1], 0);
+		if (seen) {
+			checked++;
+			KUNIT_EXPECT_TRUE_MSG(test, moved,
+					      "try %u: the remote tick stayed at the later deadline",
+					      try);
+		}
+		twk_exact_wait(test, e, 2);
+	}
+	kunit_info(test, "checked in try %u of %u\n", try, TWK_EXACT_TRIES);
+	if (!checked)
+		kunit_skip(test, "no try saw the first deadline programmed");
 }
 
 /*

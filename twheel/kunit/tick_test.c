@@ -232,6 +232,8 @@ static struct kunit_case twk_cases[] = {
 	KUNIT_CASE(twk_behind_runners_asleep),
 	KUNIT_CASE(twk_clock_not_under_lock),
 	KUNIT_CASE(twk_exact_bucket),
+	KUNIT_CASE(twk_exact_arm_order),
+	KUNIT_CASE(twk_exact_remote),
 	KUNIT_CASE(twk_exact_tries),
 	KUNIT_CASE(twk_exact_cascade),
 	{}

@@ -46,6 +46,8 @@ void twk_clock_not_under_lock(struct kunit *test);
 
 /* The cases of tick_exact_test.c, in the suite of tick_test.c. */
 void twk_exact_bucket(struct kunit *test);
+void twk_exact_arm_order(struct kunit *test);
+void twk_exact_remote(struct kunit *test);
 void twk_exact_tries(struct kunit *test);
 void twk_exact_cascade(struct kunit *test);
 
