@@ -22,9 +22,11 @@
  * tick after its deadline, and not when the last of its bucket is due.
  * The wheel's clock does not move for it. A timer added to the bucket
  * meanwhile with an earlier deadline than the one programmed programs the
- * hrtimer again (tw_reprogram() compares its deadline with the hrtimer's
- * expiry when its tick is the one programmed; an arm from another CPU or
- * a migration has the owner look at the bucket again). Never early: each
+ * hrtimer again while the tick has exact programmings left
+ * (tw_reprogram() compares its deadline with the hrtimer's expiry when
+ * its tick is the one programmed at an exact deadline; the reprogram IPI
+ * and a migration have the owner look at the bucket again); the hrtimer
+ * never moves later within its tick. Never early: each
  * deadline is compared with the time; never later than T * tick_ns: the
  * hrtimer is never programmed after it. Timers above level 0 get there
  * first: when the work of tick T lies beyond the clock's level-0 turn, the
@@ -205,9 +207,9 @@
  *    O(1) wheel insert (tw_wheel_add(), no division; into an empty wheel, a
  *    read of the coarse clock first), one comparison with next_tick
  *    (the hrtimer is reprogrammed only when the new tick is earlier, or
- *    is that tick and the deadline earlier than the hrtimer's expiry,
- *    a second comparison made only then), and
- *    no look at the runners while none of the base runs a callback
+ *    is that tick, programmed at an exact deadline later than the new
+ *    one: two more comparisons, made only for an arm into that tick),
+ *    and no look at the runners while none of the base runs a callback
  *    (@nr_running). A timer that moves to another base, or an offline
  *    target, takes twheel_batch_one(): both locks.
  *  - A relative deadline adds one ktime_get_ns(), read before the lock. A

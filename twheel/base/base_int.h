@@ -49,6 +49,7 @@ bool tw_bucket_span(const struct twheel_base *base, u64 tick, u64 *first,
 		    u64 *last);
 ktime_t tw_fire_time(struct twheel_base *base, u64 tick);
 void __tw_reprogram(struct twheel_base *base, u64 next);
+void __tw_reprogram_within(struct twheel_base *base, u64 next);
 void tw_reprogram_next(struct twheel_base *base);
 void tw_csd_fn(void *info);
 void tw_wait_csd(struct twheel_base *base);
@@ -166,21 +167,28 @@ static inline void tw_hook_spin(enum twheel_hook h)
 
 /*
  * Make the tick hrtimer fire no later than tick @next (see
- * __tw_reprogram()) and, when it is programmed for that very tick, no
- * later than @deadline (ns, a deadline of a timer just put into that
- * tick): programmed at the deadline of an exact bucket, it would
- * otherwise keep a later deadline of the bucket ("Exact buckets" in
- * base.h). Nothing to do, the common case, when it fires by then already;
- * only a tick's exact programmings (TW_EXACT_TRIES) can move it within
- * the tick. Base lock held.
+ * __tw_reprogram()) and, when it is programmed for that very tick at an
+ * exact deadline (before the tick's time), no later than @deadline (ns,
+ * the deadline of a timer just put into that tick) while the tick has
+ * exact programmings left (__tw_reprogram_within()): it would otherwise
+ * keep a later deadline of the bucket ("Exact buckets" in base.h). An arm
+ * into a later tick, or into the programmed tick when that is programmed
+ * at its time (a bucket of more than TW_EXACT_NODES timers, say), costs
+ * one or two comparisons and no reprogramming. Base lock held.
  */
 static inline void tw_reprogram(struct twheel_base *base, u64 next,
 				u64 deadline)
 {
-	if (next < base->next_tick ||
-	    (unlikely(next == base->next_tick) &&
-	     deadline < (u64)ktime_to_ns(hrtimer_get_expires(&base->tick))))
+	s64 cur;
+
+	if (next < base->next_tick) {
 		__tw_reprogram(base, next);
+	} else if (unlikely(next == base->next_tick)) {
+		cur = ktime_to_ns(hrtimer_get_expires(&base->tick));
+		if (deadline < (u64)cur &&
+		    cur < ktime_to_ns(tw_tick_to_ktime(next)))
+			__tw_reprogram_within(base, next);
+	}
 }
 
 /* Stop the tick hrtimer if the wheel became empty. Base lock held. */

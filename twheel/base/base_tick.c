@@ -44,6 +44,20 @@ bool tw_bucket_span(const struct twheel_base *base, u64 tick, u64 *first,
 }
 
 /*
+ * May the tick hrtimer be programmed at an exact deadline once more? Yes
+ * while it was so fewer than TW_EXACT_TRIES times since the wheel's clock
+ * reached its tick. Base lock held.
+ */
+static bool tw_exact_left(struct twheel_base *base)
+{
+	if (base->exact_clk != base->wheel.clk) {
+		base->exact_clk = base->wheel.clk;
+		base->exact_tries = 0;
+	}
+	return base->exact_tries < TW_EXACT_TRIES;
+}
+
+/*
  * When the tick hrtimer fires for the work of tick @tick: a tick early if
  * that work is above level 0 (beyond the clock's level-0 turn), so that
  * the pass then cascades it into level 0; at the earliest deadline of its
@@ -60,16 +74,32 @@ ktime_t tw_fire_time(struct twheel_base *base, u64 tick)
 	    tick != TW_NO_TICK)
 		return tw_tick_to_ktime(tick - 1);
 
-	if (base->exact_clk != base->wheel.clk) {
-		base->exact_clk = base->wheel.clk;
-		base->exact_tries = 0;
-	}
-	if (base->exact_tries >= TW_EXACT_TRIES ||
+	if (!tw_exact_left(base) ||
 	    !tw_bucket_span(base, tick, &first, &last) ||
 	    first >= (u64)ktime_to_ns(at))
 		return at;
 	base->exact_tries++;
 	return ns_to_ktime(first);
+}
+
+/*
+ * Ask @base's CPU, from another one, to reprogram its tick hrtimer
+ * (tw_csd_fn()): none if one is queued already, it will see this change.
+ * Base lock held.
+ */
+static void tw_reprogram_ipi(struct twheel_base *base)
+{
+	if (!base->csd_pending &&
+	    !smp_call_function_single_async(base->cpu, &base->csd)) {
+		/*
+		 * Not while one is pending: its handler will see this change,
+		 * and a csd is handed back (its lock flag cleared) before the
+		 * handler runs, which clears @csd_pending under the base lock
+		 * held here: smp_call_function_single_async()'s plain read of
+		 * that flag never races its release.
+		 */
+		base->csd_pending = true;
+	}
 }
 
 /*
@@ -93,32 +123,58 @@ void __tw_reprogram(struct twheel_base *base, u64 next)
 		base->next_tick = next;
 		hrtimer_start(&base->tick, tw_fire_time(base, next),
 			      HRTIMER_MODE_ABS_PINNED);
-	} else if (!base->csd_pending &&
-		   !smp_call_function_single_async(base->cpu, &base->csd)) {
-		/*
-		 * Not while one is pending: its handler will see this change,
-		 * and a csd is handed back (its lock flag cleared) before the
-		 * handler runs, which clears @csd_pending under the base lock
-		 * held here: smp_call_function_single_async()'s plain read of
-		 * that flag never races its release.
-		 */
-		base->csd_pending = true;
+	} else {
+		tw_reprogram_ipi(base);
 	}
 }
 
 /*
- * Make the tick hrtimer fire no later than the wheel's next work, at the
- * time tw_fire_time() gives for it if that is the tick it is programmed
- * for: timers put there without a deadline at hand for tw_reprogram() (an
- * arm on another CPU, a migration) may have made an exact bucket's
- * earliest deadline earlier. Base lock held.
+ * The tick hrtimer is programmed for tick @next (base->next_tick): if it is
+ * at an exact deadline of that tick, move it to the earliest deadline of
+ * the tick's bucket when that is earlier and the tick has exact
+ * programmings left ("Exact buckets" in base.h). Never later: a bucket
+ * grown past TW_EXACT_NODES, or a tick out of tries, keeps the expiry it
+ * has (its timers fire then or at the tick's pass, within the tick), and
+ * nothing is counted or reprogrammed when the expiry stays. From another
+ * CPU, through the reprogram IPI, sent only when the move is due: at most
+ * TW_EXACT_TRIES such IPIs a tick, but for arms cancelled before their IPI
+ * ran, one for each arm. Base lock held.
+ */
+void __tw_reprogram_within(struct twheel_base *base, u64 next)
+{
+	s64 cur = ktime_to_ns(hrtimer_get_expires(&base->tick));
+	u64 first, last;
+
+	if (unlikely(!base->online) ||
+	    cur >= ktime_to_ns(tw_tick_to_ktime(next)) ||
+	    !tw_bucket_span(base, next, &first, &last) ||
+	    first >= (u64)cur || !tw_exact_left(base))
+		return;
+	/* Checked here too: an IPI is sent only for a move it will make. */
+	if (base->cpu != smp_processor_id()) {
+		tw_reprogram_ipi(base);
+		return;
+	}
+	base->exact_tries++;
+	hrtimer_start(&base->tick, ns_to_ktime(first),
+		      HRTIMER_MODE_ABS_PINNED);
+}
+
+/*
+ * Make the tick hrtimer fire no later than the wheel's next work, and, if
+ * that is the tick it is programmed for, no later than the earliest
+ * deadline of an exact bucket (__tw_reprogram_within()): timers put there
+ * without a deadline at hand for tw_reprogram() (an arm on another CPU, a
+ * migration) may have made it earlier. Base lock held.
  */
 void tw_reprogram_next(struct twheel_base *base)
 {
 	u64 next = tw_wheel_next(&base->wheel);
 
-	if (next != TW_NO_TICK && next <= base->next_tick)
+	if (next < base->next_tick)
 		__tw_reprogram(base, next);
+	else if (next == base->next_tick && next != TW_NO_TICK)
+		__tw_reprogram_within(base, next);
 }
 
 /* The remote half of tw_reprogram(), on the base's CPU. */

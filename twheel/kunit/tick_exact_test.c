@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -342,31 +343,34 @@ static bool twk_exact_poll(int cpu, u64 want, u64 until)
  * (the handler looks at the bucket again). The later timer is armed
  * first; once that base's hrtimer shows its deadline (the tick in level 0
  * and first in the wheel), it must show the earlier one's after the
- * second arm, both within the tick before them (polled). Tried until one
- * try saw the first, up to TWK_EXACT_TRIES times; never early, each
- * exactly once (twk_exact_wait()).
+ * second arm, before the ticks of both come (polled, the IPI having
+ * about a dozen ticks). Tried until one try saw the first, up to
+ * TWK_EXACT_TRIES times; never early, each exactly once
+ * (twk_exact_wait()).
  */
 void twk_exact_remote(struct kunit *test)
 {
 	u64 tick = twheel_tick_ns(), start;
 	struct twk_exact *e = twk_exact_alloc(test, 2);
-	unsigned int try, checked = 0, i;
+	unsigned int try, checked = 0, i, cpu, other;
 	bool seen, moved = false;
-	int cpu, other, ret[2];
+	int ret[2];
 
 	for (try = 0; try < TWK_EXACT_TRIES && !checked; try++) {
 		for (i = 0; i < 2; i++) {
 			reinit_completion(&e[i].done);
 			atomic_set(&e[i].fired, 0);
 		}
-		start = twk_exact_start(tick);
+		start = twk_exact_start(tick) + 12 * tick;
 		e[0].deadline = start + tick - div64_u64(tick, 50);
 		e[1].deadline = start + div64_u64(tick, 50);
 		/* Nothing that may sleep (a failed expectation) until put. */
+		cpus_read_lock();
 		cpu = get_cpu();
 		other = cpumask_any_but(cpu_online_mask, cpu);
 		if (other >= nr_cpu_ids) {
 			put_cpu();
+			cpus_read_unlock();
 			kunit_skip(test, "needs two online CPUs");
 		}
 		ret[0] = twheel_timer_arm_on(&e[0].timer, e[0].deadline, 0,
@@ -377,6 +381,7 @@ void twk_exact_remote(struct kunit *test)
 		if (seen)
 			moved = twk_exact_poll(other, e[1].deadline, start);
 		put_cpu();
+		cpus_read_unlock();
 		KUNIT_EXPECT_EQ(test, ret[0], 0);
 		KUNIT_EXPECT_EQ(test, ret[1], 0);
 		if (seen) {
@@ -390,6 +395,58 @@ void twk_exact_remote(struct kunit *test)
 	kunit_info(test, "checked in try %u of %u\n", try, TWK_EXACT_TRIES);
 	if (!checked)
 		kunit_skip(test, "no try saw the first deadline programmed");
+}
+
+/*
+ * Within one tick, the tick hrtimer moves earlier at most TW_EXACT_TRIES
+ * times and never later (base.h "Exact buckets"): TW_EXACT_TRIES + 2
+ * timers of one tick are armed on this CPU, each due before the last, so
+ * that each arm could move the hrtimer earlier. The first TW_EXACT_TRIES
+ * arms program it at their deadlines; the next one (the bucket then holds
+ * more than TW_EXACT_NODES timers, and the tick has no exact programming
+ * left) and the last leave it at the earliest deadline it was programmed
+ * at, not at the tick's start: the timers armed before it stay on time,
+ * and the later ones fire within their tick. Tried until the first arm
+ * was programmed exactly (the tick in level 0), up to TWK_EXACT_TRIES
+ * times; never early, each exactly once.
+ */
+void twk_exact_within(struct kunit *test)
+{
+	const unsigned int n = TW_EXACT_TRIES + 2;
+	u64 tick = twheel_tick_ns(), start;
+	struct twheel_base_snapshot *snap;
+	struct twk_exact *e = twk_exact_alloc(test, n);
+	unsigned int try, i, k;
+	bool exact = false;
+	int cpu;
+
+	snap = kunit_kcalloc(test, n, sizeof(*snap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	for (try = 0; try < TWK_EXACT_TRIES && !exact; try++) {
+		for (i = 0; i < n; i++) {
+			reinit_completion(&e[i].done);
+			atomic_set(&e[i].fired, 0);
+		}
+		start = twk_exact_start(tick);
+		for (i = 0; i < n; i++)
+			e[i].deadline = start + tick -
+					div64_u64((i + 1) * tick, n + 2);
+		cpu = twk_exact_arm(e, n, snap, NULL);
+		KUNIT_ASSERT_GE(test, cpu, 0);
+		exact = twk_exact_held(snap, n) &&
+			snap[0].fire_ns == e[0].deadline;
+		for (i = 0; exact && i < n; i++) {
+			k = min(i, TW_EXACT_TRIES - 1);
+			KUNIT_EXPECT_EQ_MSG(test, snap[i].fire_ns, e[k].deadline,
+					    "arm %u of %u: %lld ns after the deadline of arm %u",
+					    i, n,
+					    (s64)(snap[i].fire_ns - e[k].deadline),
+					    k);
+		}
+		twk_exact_wait(test, e, n);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, exact,
+			      "no try had its tick in level 0");
 }
 
 /*

@@ -234,6 +234,7 @@ static struct kunit_case twk_cases[] = {
 	KUNIT_CASE(twk_exact_bucket),
 	KUNIT_CASE(twk_exact_arm_order),
 	KUNIT_CASE(twk_exact_remote),
+	KUNIT_CASE(twk_exact_within),
 	KUNIT_CASE(twk_exact_tries),
 	KUNIT_CASE(twk_exact_cascade),
 	{}

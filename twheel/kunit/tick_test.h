@@ -48,6 +48,7 @@ void twk_clock_not_under_lock(struct kunit *test);
 void twk_exact_bucket(struct kunit *test);
 void twk_exact_arm_order(struct kunit *test);
 void twk_exact_remote(struct kunit *test);
+void twk_exact_within(struct kunit *test);
 void twk_exact_tries(struct kunit *test);
 void twk_exact_cascade(struct kunit *test);
 
