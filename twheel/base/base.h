@@ -208,7 +208,8 @@
  *    read of the coarse clock first), one comparison with next_tick
  *    (the hrtimer is reprogrammed only when the new tick is earlier, or
  *    is that tick, programmed at an exact deadline later than the new
- *    one: two more comparisons, made only for an arm into that tick),
+ *    one: a load of the hrtimer's expiry and two more comparisons, made
+ *    only for an arm into that tick),
  *    and no look at the runners while none of the base runs a callback
  *    (@nr_running). A timer that moves to another base, or an offline
  *    target, takes twheel_batch_one(): both locks.

@@ -511,8 +511,10 @@ void tw_work_fn(struct work_struct *work)
 			 * (the tick's start, while behind): its bucket may
 			 * now be exact ("Exact buckets" in base.h).
 			 */
-			if (next != TW_NO_TICK && next <= base->next_tick)
+			if (next < base->next_tick)
 				__tw_reprogram(base, next);
+			else if (next == base->next_tick && next != TW_NO_TICK)
+				__tw_reprogram_within(base, next);
 		}
 		t = tw_take(base);
 		if (!t)

@@ -129,35 +129,48 @@ void __tw_reprogram(struct twheel_base *base, u64 next)
 }
 
 /*
- * The tick hrtimer is programmed for tick @next (base->next_tick): if it is
- * at an exact deadline of that tick, move it to the earliest deadline of
- * the tick's bucket when that is earlier and the tick has exact
- * programmings left ("Exact buckets" in base.h). Never later: a bucket
+ * The tick hrtimer is programmed for tick @next (base->next_tick): move it
+ * to the earliest deadline of the tick's bucket when that is exact, earlier
+ * than the hrtimer's expiry, and the tick has exact programmings left
+ * ("Exact buckets" in base.h), or a tick early if the tick's work is above
+ * level 0 and that is earlier (as tw_fire_time()). Never later: a bucket
  * grown past TW_EXACT_NODES, or a tick out of tries, keeps the expiry it
  * has (its timers fire then or at the tick's pass, within the tick), and
- * nothing is counted or reprogrammed when the expiry stays. From another
- * CPU, through the reprogram IPI, sent only when the move is due: at most
- * TW_EXACT_TRIES such IPIs a tick, but for arms cancelled before their IPI
- * ran, one for each arm. Base lock held.
+ * nothing is counted or reprogrammed when the expiry stays. From another CPU,
+ * through the reprogram IPI, sent only when the move is due as the sender
+ * sees it: at most TW_EXACT_TRIES IPIs a tick that move the hrtimer, and
+ * one for each arm whose move was no longer due when its IPI ran (the
+ * timer cancelled, modified or expired meanwhile), as one for each arm
+ * into an earlier tick. Base lock held.
  */
 void __tw_reprogram_within(struct twheel_base *base, u64 next)
 {
-	s64 cur = ktime_to_ns(hrtimer_get_expires(&base->tick));
+	s64 cur = ktime_to_ns(hrtimer_get_expires(&base->tick)), at;
+	bool above = (next ^ base->wheel.clk) > base->wheel.mask;
 	u64 first, last;
 
-	if (unlikely(!base->online) ||
-	    cur >= ktime_to_ns(tw_tick_to_ktime(next)) ||
-	    !tw_bucket_span(base, next, &first, &last) ||
-	    first >= (u64)cur || !tw_exact_left(base))
+	if (unlikely(!base->online))
 		return;
+	if (above) {
+		/* Work above level 0: a tick early, as tw_fire_time(). */
+		at = ktime_to_ns(tw_tick_to_ktime(next - 1));
+		if (at >= cur)
+			return;
+	} else {
+		if (!tw_exact_left(base) ||
+		    !tw_bucket_span(base, next, &first, &last) ||
+		    first >= (u64)cur)
+			return;
+		at = first;
+	}
 	/* Checked here too: an IPI is sent only for a move it will make. */
 	if (base->cpu != smp_processor_id()) {
 		tw_reprogram_ipi(base);
 		return;
 	}
-	base->exact_tries++;
-	hrtimer_start(&base->tick, ns_to_ktime(first),
-		      HRTIMER_MODE_ABS_PINNED);
+	if (!above)
+		base->exact_tries++;
+	hrtimer_start(&base->tick, ns_to_ktime(at), HRTIMER_MODE_ABS_PINNED);
 }
 
 /*

@@ -319,10 +319,7 @@ void twk_exact_arm_order(struct kunit *test)
 	twk_exact_pair(test, true);
 }
 
-/*
- * Poll @cpu's base, preemption off, until its tick hrtimer is programmed
- * at @want (ns) or the clock reaches @until. Return: true if it was.
- */
+/* Poll @cpu until its tick is programmed at @want (ns), by @until. */
 static bool twk_exact_poll(int cpu, u64 want, u64 until)
 {
 	struct twheel_base_snapshot snap;
@@ -338,15 +335,11 @@ static bool twk_exact_poll(int cpu, u64 want, u64 until)
 }
 
 /*
- * twk_exact_arm_order from another CPU: the arms go to a remote base,
- * whose tick hrtimer its reprogram IPI programs, with no deadline at hand
- * (the handler looks at the bucket again). The later timer is armed
- * first; once that base's hrtimer shows its deadline (the tick in level 0
- * and first in the wheel), it must show the earlier one's after the
- * second arm, before the ticks of both come (polled, the IPI having
- * about a dozen ticks). Tried until one try saw the first, up to
- * TWK_EXACT_TRIES times; never early, each exactly once
- * (twk_exact_wait()).
+ * twk_exact_arm_order from another CPU, whose reprogram IPI has no
+ * deadline at hand (the handler looks at the bucket again): once the
+ * remote hrtimer shows the later deadline, armed first, it must show the
+ * earlier one's after the second arm (polled; about a dozen ticks for the
+ * IPI). Tried until one try saw the first, up to TWK_EXACT_TRIES times.
  */
 void twk_exact_remote(struct kunit *test)
 {
@@ -398,19 +391,44 @@ void twk_exact_remote(struct kunit *test)
 }
 
 /*
- * Within one tick, the tick hrtimer moves earlier at most TW_EXACT_TRIES
- * times and never later (base.h "Exact buckets"): TW_EXACT_TRIES + 2
- * timers of one tick are armed on this CPU, each due before the last, so
- * that each arm could move the hrtimer earlier. The first TW_EXACT_TRIES
- * arms program it at their deadlines; the next one (the bucket then holds
- * more than TW_EXACT_NODES timers, and the tick has no exact programming
- * left) and the last leave it at the earliest deadline it was programmed
- * at, not at the tick's start: the timers armed before it stay on time,
- * and the later ones fire within their tick. Tried until the first arm
- * was programmed exactly (the tick in level 0), up to TWK_EXACT_TRIES
- * times; never early, each exactly once.
+ * twk_exact_arm() of @e[0..@n - 1], with @cancel each @e[i - 1] cancelled
+ * after @e[i]'s snapshot. Return: true if no pass ran in between and the
+ * first arm was programmed at its deadline (the tick in level 0).
  */
-void twk_exact_within(struct kunit *test)
+static bool twk_exact_arm_each(struct kunit *test, struct twk_exact *e,
+			       unsigned int n, struct twheel_base_snapshot *snap,
+			       bool cancel)
+{
+	int cpu = get_cpu(), bad = 0;
+	unsigned int i;
+	bool held = true;
+
+	for (i = 0; i < n && !bad; i++) {
+		bad = twheel_timer_arm_on(&e[i].timer, e[i].deadline, 0,
+					  TWHEEL_ABS, cpu) ||
+		      twheel_base_snapshot(cpu, &snap[i]);
+		if (cancel && i)
+			bad |= twheel_timer_cancel(&e[i - 1].timer) != 1;
+	}
+	put_cpu();
+	KUNIT_ASSERT_EQ(test, bad, 0);
+	for (i = 0; i < n; i++)
+		held &= snap[i].tick_armed &&
+			snap[i].pending == snap[0].pending +
+					   (cancel ? !!i : i);
+	return held && snap[0].fire_ns == e[0].deadline;
+}
+
+/*
+ * Within one tick the tick hrtimer moves earlier at most TW_EXACT_TRIES
+ * times, never later (base.h "Exact buckets"): of TW_EXACT_TRIES + 2
+ * timers of one tick, each due before the last, the first TW_EXACT_TRIES
+ * arms program their deadlines, the next ones leave the earliest (not the
+ * tick's start). With every timer kept (the bucket also outgrows
+ * TW_EXACT_NODES), and with each cancelled after the next one's arm (the
+ * tries alone stop the moves). Never early, kept ones exactly once.
+ */
+static void twk_exact_within_run(struct kunit *test, bool cancel)
 {
 	const unsigned int n = TW_EXACT_TRIES + 2;
 	u64 tick = twheel_tick_ns(), start;
@@ -418,7 +436,6 @@ void twk_exact_within(struct kunit *test)
 	struct twk_exact *e = twk_exact_alloc(test, n);
 	unsigned int try, i, k;
 	bool exact = false;
-	int cpu;
 
 	snap = kunit_kcalloc(test, n, sizeof(*snap), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
@@ -431,10 +448,7 @@ void twk_exact_within(struct kunit *test)
 		for (i = 0; i < n; i++)
 			e[i].deadline = start + tick -
 					div64_u64((i + 1) * tick, n + 2);
-		cpu = twk_exact_arm(e, n, snap, NULL);
-		KUNIT_ASSERT_GE(test, cpu, 0);
-		exact = twk_exact_held(snap, n) &&
-			snap[0].fire_ns == e[0].deadline;
+		exact = twk_exact_arm_each(test, e, n, snap, cancel);
 		for (i = 0; exact && i < n; i++) {
 			k = min(i, TW_EXACT_TRIES - 1);
 			KUNIT_EXPECT_EQ_MSG(test, snap[i].fire_ns, e[k].deadline,
@@ -443,10 +457,22 @@ void twk_exact_within(struct kunit *test)
 					    (s64)(snap[i].fire_ns - e[k].deadline),
 					    k);
 		}
-		twk_exact_wait(test, e, n);
+		if (!cancel) {
+			twk_exact_wait(test, e, n);
+			continue;
+		}
+		twk_exact_wait(test, &e[n - 1], 1);
+		for (i = 0; i < n - 1; i++)
+			KUNIT_EXPECT_EQ(test, atomic_read(&e[i].fired), 0);
 	}
 	KUNIT_EXPECT_TRUE_MSG(test, exact,
 			      "no try had its tick in level 0");
+}
+
+void twk_exact_within(struct kunit *test)
+{
+	twk_exact_within_run(test, false);
+	twk_exact_within_run(test, true);
 }
 
 /*
