@@ -117,24 +117,6 @@ unload_modules() {
 
 # KUnit suites that appeared while loading our modules: the debugfs results
 # of each are valid KTAP; the host merges and parses them with kunit.py.
-# The first memory cgroup of a boot turns the kernel's kmem accounting on
-# by patching its code (static keys, once). Check mode does that here, with
-# nothing else running, rather than in the middle of a selftest: under
-# multi-threaded TCG one guest (stock 6.12-rt) trapped on an int3 left at
-# such a site in the page allocator right after a selftest created the
-# first memory cgroup. The selftests find cgroup2 mounted, as on a distro.
-memcg_warm() {
-	grep -qw cgroup2 /proc/filesystems || return 0
-	mkdir -p /sys/fs/cgroup
-	[ -e /sys/fs/cgroup/cgroup.controllers ] ||
-		mount -t cgroup2 none /sys/fs/cgroup || return 0
-	grep -qw memory /sys/fs/cgroup/cgroup.controllers || return 0
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
-		mkdir /sys/fs/cgroup/twheel-boot &&
-		rmdir /sys/fs/cgroup/twheel-boot &&
-		msg "memory cgroup created and removed: kmem accounting on"
-}
-
 kunit_results() {
 	grep -q kunit /etc/twheel/modules || return 0
 	n=0
@@ -231,7 +213,6 @@ msg "kernel $(uname -r), mode $mode"
 
 case $mode in
 check)
-	memcg_warm
 	load_modules
 	if [ -n "$only" ]; then
 		# A subset run: results.py expects no KUnit results.
