@@ -511,10 +511,7 @@ void tw_work_fn(struct work_struct *work)
 			 * (the tick's start, while behind): its bucket may
 			 * now be exact ("Exact buckets" in base.h).
 			 */
-			if (next < base->next_tick)
-				__tw_reprogram(base, next);
-			else if (next == base->next_tick && next != TW_NO_TICK)
-				__tw_reprogram_within(base, next);
+			tw_reprogram_next(base);
 		}
 		t = tw_take(base);
 		if (!t)
