@@ -240,7 +240,11 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			first_ns = min(first_ns, t->deadline);
 		}
 	}
-	if (first != TW_NO_TICK)
+	/*
+	 * An entry may cancel a timer that an earlier one armed: a wheel the
+	 * batch left empty needs no tick, whatever was armed meanwhile.
+	 */
+	if (first != TW_NO_TICK && base->wheel.pending)
 		tw_reprogram(base, first, first_ns);
 	else if (detached)
 		tw_maybe_idle(base);

@@ -4,7 +4,8 @@
  * "Batches"): the timers of one base armed, re-armed and cancelled under one
  * hold of its lock, in order; the prep hook sees each timer detached; a run
  * stops at a timer that sits on another base and twheel_batch_one() does
- * that one; every armed TWHEEL_TIMER_TICK timer fires once, never early.
+ * that one; every armed TWHEEL_TIMER_TICK timer fires once, never early;
+ * a batch that cancels what it armed leaves an empty wheel with no tick.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -15,6 +16,7 @@
 
 #include "base/base.h"
 #include "compat.h"
+#include "testhooks.h"
 
 TWHEEL_IMPORT_KUNIT_NS();
 
@@ -181,9 +183,49 @@ static void twb_other_base(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b[1].timer));
 }
 
+/*
+ * One batch arms a timer and cancels it: the base's wheel, empty before,
+ * is empty after it, and its tick hrtimer is not left programmed for the
+ * timer that is gone (one interrupt for nothing per batch otherwise).
+ */
+static void twb_arm_cancel(struct kunit *test)
+{
+	struct twheel_base_snapshot before = {}, after = {};
+	struct twb_timer *b = twb_alloc(test);
+	struct twheel_batch_ent e[2];
+	int cpu, ret0, ret1 = -1;
+	unsigned int done = 0;
+
+	cpu = get_cpu();
+	ret0 = twheel_base_snapshot(cpu, &before);
+	if (!ret0 && !before.pending && !before.expired) {
+		WRITE_ONCE(b[0].timer.cpu, cpu);
+		twb_fill(&e[0], &b[0], TW_BATCH_ARM,
+			 ktime_get_ns() + 50 * NSEC_PER_MSEC, TWHEEL_CPU_ANY);
+		twb_fill(&e[1], &b[0], TW_BATCH_CANCEL, 0, 0);
+		done = twheel_batch_on(cpu, e, 2, NULL);
+		ret1 = twheel_base_snapshot(cpu, &after);
+	}
+	put_cpu();
+	KUNIT_ASSERT_EQ(test, ret0, 0);
+	if (before.pending || before.expired)
+		kunit_skip(test, "CPU %d's wheel holds %lu timers", cpu,
+			   before.pending + before.expired);
+	KUNIT_ASSERT_EQ(test, ret1, 0);
+	KUNIT_ASSERT_EQ(test, done, 2U);
+	KUNIT_EXPECT_EQ(test, e[0].ret, 0);
+	KUNIT_EXPECT_EQ(test, e[1].ret, 1);
+	KUNIT_EXPECT_EQ(test, after.pending, 0UL);
+	KUNIT_EXPECT_FALSE_MSG(test, after.tick_armed,
+			       "tick programmed for %llu ns with an empty wheel",
+			       after.fire_ns);
+	KUNIT_EXPECT_EQ(test, after.next_tick, TW_NO_TICK);
+}
+
 static struct kunit_case twb_cases[] = {
 	KUNIT_CASE(twb_one_base),
 	KUNIT_CASE(twb_other_base),
+	KUNIT_CASE(twb_arm_cancel),
 	{}
 };
 
