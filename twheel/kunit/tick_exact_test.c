@@ -158,14 +158,15 @@ static void twk_exact_ctrl_stop(void *data)
 
 /*
  * Arm @e[0..@n - 1] at their deadlines on this CPU, in that order, with a
- * snapshot of its base after each arm into @snap[0..@n - 1], then start
- * control @ctrl (if not NULL) at the earliest deadline, preemption off: no
- * pass of the CPU's tick, due ticks later, runs in between however the
- * test thread is scheduled. Return: the CPU, or the first error.
+ * snapshot of its base after each arm into @snap[0..@n - 1] (and, if
+ * @cancel, @e[i - 1] cancelled after @e[i]'s), then start control @ctrl (if
+ * not NULL) at the earliest deadline, preemption off: no pass of the CPU's
+ * tick, due ticks later, runs in between however the test thread is
+ * scheduled. Return: the CPU, or the first error.
  */
 static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 			 struct twheel_base_snapshot *snap,
-			 struct twk_exact_ctrl *ctrl)
+			 struct twk_exact_ctrl *ctrl, bool cancel)
 {
 	int cpu = get_cpu(), ret = 0;
 	u64 first = U64_MAX;
@@ -178,6 +179,9 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 					  TWHEEL_ABS, cpu);
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
+		if (!ret && cancel && i &&
+		    twheel_timer_cancel(&e[i - 1].timer) != 1)
+			ret = -EIO;
 		first = min(first, e[i].deadline);
 	}
 	if (!ret && ctrl) {
@@ -249,7 +253,7 @@ static void twk_exact_pair(struct kunit *test, bool later_first)
 		start = twk_exact_start(tick);
 		early->deadline = start + div64_u64(tick, 50);
 		late->deadline = start + tick - div64_u64(tick, 50);
-		cpu = twk_exact_arm(e, 2, snap, c);
+		cpu = twk_exact_arm(e, 2, snap, c, false);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		bt = div64_u64(start, tick) + 1;
 		level0 = false;
@@ -391,27 +395,19 @@ void twk_exact_remote(struct kunit *test)
 }
 
 /*
- * twk_exact_arm() of @e[0..@n - 1], with @cancel each @e[i - 1] cancelled
- * after @e[i]'s snapshot. Return: true if no pass ran in between and the
- * first arm was programmed at its deadline (the tick in level 0).
+ * twk_exact_arm() of @e[0..@n - 1], @cancel as there. Return: true if no
+ * pass ran in between and the first arm was programmed at its deadline
+ * (the tick in level 0).
  */
 static bool twk_exact_arm_each(struct kunit *test, struct twk_exact *e,
 			       unsigned int n, struct twheel_base_snapshot *snap,
 			       bool cancel)
 {
-	int cpu = get_cpu(), bad = 0;
+	int cpu = twk_exact_arm(e, n, snap, NULL, cancel);
 	unsigned int i;
 	bool held = true;
 
-	for (i = 0; i < n && !bad; i++) {
-		bad = twheel_timer_arm_on(&e[i].timer, e[i].deadline, 0,
-					  TWHEEL_ABS, cpu) ||
-		      twheel_base_snapshot(cpu, &snap[i]);
-		if (cancel && i)
-			bad |= twheel_timer_cancel(&e[i - 1].timer) != 1;
-	}
-	put_cpu();
-	KUNIT_ASSERT_EQ(test, bad, 0);
+	KUNIT_ASSERT_GE(test, cpu, 0);
 	for (i = 0; i < n; i++)
 		held &= snap[i].tick_armed &&
 			snap[i].pending == snap[0].pending +
@@ -505,7 +501,7 @@ void twk_exact_tries(struct kunit *test)
 		for (i = 0; i < n; i++)
 			e[i].deadline = start + (n - 1 - i) * tick +
 					div64_u64(tick, 3);
-		cpu = twk_exact_arm(e, n, snap, NULL);
+		cpu = twk_exact_arm(e, n, snap, NULL, false);
 		KUNIT_EXPECT_GE(test, cpu, 0);
 		/* Not in level 0 (the tick's start): try again. */
 		exact = cpu >= 0 && twk_exact_held(snap, n) &&
@@ -583,7 +579,7 @@ void twk_exact_cascade(struct kunit *test)
 		start = (bt - 1) * tick;
 		e[0].deadline = start + div64_u64(tick, 10);
 		e[1].deadline = start + div64_u64(2 * tick, 3);
-		cpu = twk_exact_arm(e, 2, snap, NULL);
+		cpu = twk_exact_arm(e, 2, snap, NULL, false);
 		KUNIT_ASSERT_GE(test, cpu, 0);
 		/* Unless other work of the base comes first. */
 		if (twk_exact_held(snap, 2) && snap[1].next_tick == bt) {
