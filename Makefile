@@ -221,7 +221,8 @@ shell:
 
 # Hooks for scripts others provide: run tools/vm/<name>.sh when present.
 # Benchmarks (not tests): QUICK=1 for a short run, TIER=kernel, user, cost,
-# exact or burst for one part; results in build/bench/ (Documentation/bench.rst).
+# exact or burst for one part, PROFILE=1 to profile the bursts; results in
+# build/bench/ (Documentation/bench.rst).
 bench:
 	@tools/bench/run.sh
 

@@ -14,7 +14,7 @@
 : "${USER_BIG_N:=0}" "${BURST_N:=100000}"
 : "${EXACT_K:=1000}" "${EXACT_HMAX_MS:=10000}" "${EXACT_SPREAD_MS:=1000}"
 : "${UEXACT_K:=$EXACT_K}"
-: "${CPU:=1}" "${TIER:=all}" "${ONLY_PEERS:=}"
+: "${CPU:=1}" "${TIER:=all}" "${ONLY_PEERS:=}" "${PROFILE:=0}"
 # TIER=kernel: the in-kernel tier alone.
 if [ "$TIER" = kernel ]; then
 	USER_NS='' USER_BIG_N=0 ACC_N=0 IDLE_S=0 BURST_N=0 SCALE_N=0 UEXACT_K=0
@@ -46,6 +46,51 @@ log() { echo "bench: $*" >&2; }
 # the other steps (a partial report is still a report) and exits non-zero.
 FAILS=0
 fail() { log "$*"; FAILS=$((FAILS + 1)); }
+
+# PROFILE=1: run "$@" while perf samples every CPU (cpu-clock, 1 kHz, call
+# chains), then print its report as "PROFILE $1: ..." lines: the samples by
+# task and function, and the call chains of the kernel workers (where twheel's
+# runners run), leaf first. Time with interrupts off (a base lock, the tick
+# hrtimer) is sampled when they are enabled again: it shows on the function
+# that enables them, such as _raw_spin_unlock_irq. Otherwise just "$@".
+profiled() {
+	name=$1
+	shift
+	if [ "$PROFILE" != 1 ] || [ ! -x /bin/perf ]; then
+		"$@"
+		return
+	fi
+	data=/tmp/perf-$name.data
+	perf record -q -a -g -e cpu-clock -F 1000 -o "$data" &
+	perf_pid=$!
+	sleep 1
+	rc=0
+	"$@" || rc=$?
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	{
+		echo "== samples by task and function (self), idle left out"
+		perf report -i "$data" --stdio --no-children -n --sort comm,sym \
+			-g none 2>/dev/null | grep '%' | grep -v swapper | head -40
+		echo "== kernel workers: samples by call chain (leaf first, 5 deep)"
+		perf script -i "$data" -F comm,ip,sym 2>/dev/null | awk '
+function flush(	k, i) {
+	if (comm ~ /^kworker/ && n > 0) {
+		k = st[0]
+		for (i = 1; i < n; i++)
+			k = k "<" st[i]
+		c[k]++
+	}
+	n = 0
+}
+/^[^ \t]/ || /^ +[^ ]+ *$/ { flush(); comm = $1; next }
+/^[ \t]+[0-9a-f]+ / { if (n < 5) st[n++] = $2; next }
+/^$/ { flush() }
+END { flush(); for (k in c) print c[k], k }' | sort -rn | head -30
+	} | sed "s/^/PROFILE $name: /"
+	rm -f "$data"
+	return "$rc"
+}
 
 echo "RESULT env kernel=$(uname -r) cpus=$(nproc) mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
 # The guest's own CPU accounting, before and after: steal is time the host
@@ -166,8 +211,8 @@ if [ "$BURST_N" -gt 0 ]; then
 	for impl in twheel_ring twheel_batch; do
 		echo "$PEERS" | grep -qw "$impl" || continue
 		log "burst: $BURST_N $impl timers, one deadline"
-		taskset -c "$CPU" twheel-ubench burst "$BURST_N" "$impl" ||
-			fail "burst $impl failed (exit $?)"
+		profiled "burst-$impl" taskset -c "$CPU" twheel-ubench burst \
+			"$BURST_N" "$impl" || fail "burst $impl failed (exit $?)"
 	done
 fi
 

@@ -24,7 +24,8 @@
 # results.json, bench.png, lateness.png, and the raw guest log.
 # Environment: QUICK, TIER (all, kernel, user, cost, exact, burst), TW_BENCH_CPU
 # (guest CPU measured, default 1), TW_BENCH_PEERS (userspace peers, default
-# all), TW_BENCH_TIMEOUT (guest time limit, s).
+# all), TW_BENCH_TIMEOUT (guest time limit, s), PROFILE=1 (each burst sampled
+# by the host's perf in the guest; build/bench/profile.txt).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
@@ -34,6 +35,7 @@ BENCH=$TW_TOP/tools/bench
 OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
+PROFILE=${PROFILE:-0}
 case "$TIER" in
 all | kernel | user | cost | exact | burst) ;;
 *) tw_die "TIER=$TIER: expected all, kernel, user, cost, exact or burst" ;;
@@ -79,6 +81,7 @@ fi
 	echo "CPU=${TW_BENCH_CPU:-1}"
 	echo "TIER=$TIER"
 	echo "ONLY_PEERS=\"${TW_BENCH_PEERS:-}\""
+	echo "PROFILE=$PROFILE"
 } >>"$OUT/bench.conf"
 
 # ------------------------------------------------------------ build
@@ -125,8 +128,19 @@ for p in ${TW_BENCH_PEERS:-}; do
 		tw_die "TW_BENCH_PEERS: no peer $p (peers: $("$OUT/twheel-ubench" peers | tr '\n' ' '))"
 done
 
+# PROFILE=1: the host's perf and every shared library it loads (the guest
+# has no others), at the paths the dynamic loader looks for them.
+extra=
+if [ "$PROFILE" = 1 ]; then
+	perf=$(command -v perf) || tw_die "PROFILE=1: no perf on the host (apt-get install linux-perf)"
+	for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+		extra+=" $(readlink -f "$lib"):$lib"
+	done
+	extra+=" $(readlink -f "$perf"):/bin/perf"
+fi
+
 initrd=$OUT/initramfs-$krel.cpio.gz
-TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf" \
+TW_INITRAMFS_EXTRA="$OUT/twheel-ubench:/bin/twheel-ubench $BENCH/guest-bench.sh:/etc/twheel/hooks/bench.sh $OUT/bench.conf:/etc/twheel/bench.conf$extra" \
 	"$VM/mkinitramfs.sh" "$initrd" "${kos[@]}"
 
 # ------------------------------------------------------------ guest tiers
@@ -152,6 +166,11 @@ stat1=$(grep '^cpu ' /proc/stat)
 w1=$(date +%s.%N)
 cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
 cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
+rm -f "$OUT/profile.txt"
+if [ "$PROFILE" = 1 ]; then
+	sed -n 's/^PROFILE //p' "$OUT/guest.console.log" | tr -d '\r' >"$OUT/profile.txt"
+	tw_log "profile: $OUT/profile.txt ($(wc -l <"$OUT/profile.txt") lines)"
+fi
 # A failed guest step still leaves a report of the others; `make bench`
 # fails after writing it.
 guest_failed=0
