@@ -35,7 +35,14 @@ static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 {
 	ut->expired = expired;
 	ut->queued = 1;
-	list_move_tail(&ut->cb.link, &f->ready);
+	/*
+	 * An armed CLOCK_MONOTONIC timer is on no list (twheel_utimer_bind()):
+	 * no unlink, whose checks a hardened kernel pays on every expiry.
+	 */
+	if (list_empty(&ut->cb.link))
+		list_add_tail(&ut->cb.link, &f->ready);
+	else
+		list_move_tail(&ut->cb.link, &f->ready);
 	/* Pairs with the barrier in prepare_to_wait() / poll. */
 	if (wq_has_sleeper(&f->wq))
 		wake_up(&f->wq);
