@@ -1088,6 +1088,64 @@ TEST_F(dev, every_expiry_wakes)
 	}
 }
 
+/*
+ * A waiter that comes after a wake-up nobody looked at is woken by the next
+ * expiry. An edge-triggered epoll instance that nobody waits on is woken
+ * by the first expiry and never looks at the file; the event is read
+ * without poll(), and a blocking read() that went to sleep before the
+ * second expiry must wake for it. An expiry that skipped the wake-up
+ * because one was sent before and no waiter cleared the mark since would
+ * leave it asleep here until the alarm, 10 s on: a read() that sees the
+ * event only then (the wait re-checks its condition before the signal)
+ * fails. The second timer is due 300 ms after its arm, long after read()
+ * sleeps, unless the guest stalled in between (then tried again).
+ */
+TEST_F(dev, wake_after_unlooked_wake)
+{
+	struct epoll_event eev = { .events = EPOLLIN | EPOLLET };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct twheel_event ev[2];
+	int ep = epoll_create1(EPOLL_CLOEXEC), i, try, got;
+	uint64_t t0;
+	ssize_t n = 0;
+
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	for (try = 0; try < 3; try++) {
+		ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 1));
+		for (i = 0, got = 0; i < 500 && got <= 0; i++) {
+			sleep_ms(10);
+			got = nonblock_read(self->fd, ev, 2);
+		}
+		ASSERT_EQ(1, got);
+		t0 = now_ns();
+		ASSERT_LT(0, tw_arm(self->fd, 0, 300 * MS, 0, 2));
+		if (now_ns() - t0 > 100 * MS) {
+			/* Stalled: read() might not sleep before the expiry. */
+			sleep_ms(400);
+			ASSERT_EQ(1, nonblock_read(self->fd, ev, 2));
+			continue;
+		}
+		sigaction(SIGALRM, &sa, &old);	/* no SA_RESTART */
+		alarm(10);
+		n = read(self->fd, ev, EV_SIZE);
+		t0 = now_ns() - t0;
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+		break;
+	}
+	if (try == 3)
+		SKIP(goto out, "the guest stalled between arm and read() thrice");
+	ASSERT_EQ((ssize_t)EV_SIZE, n)
+		TH_LOG("read() slept through the expiry: %s", strerror(errno));
+	EXPECT_EQ(2U, ev[0].cookie);
+	EXPECT_GT(5 * SEC, t0)
+		TH_LOG("read() woke %.1f s after the arm: by the alarm, not the expiry",
+		       t0 / 1e9);
+out:
+	close(ep);
+}
+
 TEST_F(dev, batch_arm_partial_failure)
 {
 	struct twheel_batch b = { .size = sizeof(b) };

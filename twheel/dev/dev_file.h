@@ -173,6 +173,9 @@ struct twheel_user;
  *		timers, or in a walk's (dev_step.c)
  * @stepped:	on one of those (changes under the file lock and
  *		twheel_step_lock)
+ * @woken:	an expiry woke @wq and no reader or poller has looked at
+ *		@ready since (twheel_file_ready()): the expiries meanwhile
+ *		need not wake it again
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -189,6 +192,7 @@ struct twheel_file {
 	struct list_head	alarms[TWHEEL_UCLK_BOUND];
 	struct list_head	step_link;
 	bool			stepped;
+	bool			woken;
 };
 
 /**

@@ -81,14 +81,23 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
  * twheel_file_ready() - does the file have an unread event?
  * @f:	the file
  *
- * Lockless, for wait_event() and poll(); the callback's wq_has_sleeper()
- * barrier pairs with the waiter's.
+ * For wait_event() and poll(), after the caller is on the file's wait
+ * queue: it looks at the ready list, so the next expiry wakes the queue
+ * again (@f->woken). Under the file lock, which orders the look after the
+ * wait queue entry and against the expiry callbacks.
  *
+ * Context: process context; takes the file lock.
  * Return: true if the ready list is not empty.
  */
 bool twheel_file_ready(struct twheel_file *f)
 {
-	return !list_empty_careful(&f->ready);
+	bool ready;
+
+	spin_lock(&f->lock);
+	f->woken = false;
+	ready = !list_empty(&f->ready);
+	spin_unlock(&f->lock);
+	return ready;
 }
 
 /*

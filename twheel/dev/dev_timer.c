@@ -43,9 +43,21 @@ static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 		list_add_tail(&ut->cb.link, &f->ready);
 	else
 		list_move_tail(&ut->cb.link, &f->ready);
+	/*
+	 * Every waiter that was on @wq at the last wake-up was woken, and
+	 * every one that came since looked at @ready and cleared @woken first
+	 * (twheel_file_ready()): a burst of expiries that its reader has not
+	 * got to yet wakes it once, not once each. An edge-triggered epoll
+	 * still sees an edge for every expiry after it collected the last
+	 * one, as collecting calls ->poll.
+	 */
+	if (f->woken)
+		return;
 	/* Pairs with the barrier in prepare_to_wait() / poll. */
-	if (wq_has_sleeper(&f->wq))
+	if (wq_has_sleeper(&f->wq)) {
+		f->woken = true;
 		wake_up(&f->wq);
+	}
 }
 
 /*
