@@ -1052,11 +1052,13 @@ TEST_F(dev, poll_and_epoll)
 }
 
 /*
- * Every expiry wakes the file's waiters, whether or not the events before
- * it were read: an edge-triggered epoll consumer gets an edge for each,
- * and poll() and blocking read()s after it are woken too. A wake-up sent
- * only when the ready list was empty, or skipped because one was sent
- * before, would leave a waiter asleep here until the harness's timeout.
+ * An expiry wakes the file's waiters whether or not the events before it
+ * were read, once they looked since the last wake-up: an edge-triggered
+ * epoll consumer that collected an edge gets one for the next expiry, and
+ * poll() and blocking read()s after it are woken too. A wake-up sent only
+ * when the ready list was empty, or skipped because one was sent before
+ * although a waiter looked since, would leave a waiter asleep here until
+ * the harness's timeout.
  */
 TEST_F(dev, every_expiry_wakes)
 {
