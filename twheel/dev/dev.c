@@ -70,7 +70,8 @@ static ssize_t twheel_dev_read(struct file *file, char __user *buf,
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		ret = wait_event_interruptible(f->wq, twheel_file_ready(f));
+		ret = wait_event_interruptible(f->wq,
+					       twheel_file_ready(f, false));
 		if (ret)
 			return ret;
 	}
@@ -79,12 +80,14 @@ static ssize_t twheel_dev_read(struct file *file, char __user *buf,
 static __poll_t twheel_dev_poll(struct file *file, poll_table *wait)
 {
 	struct twheel_file *f = file->private_data;
+	bool excl;
 
 	poll_wait(file, &f->wq, wait);
 	/* Pairs with wq_has_sleeper() in the expiry callbacks. */
 	smp_mb();
 	twheel_table_flush(f, NULL);
-	return twheel_file_ready(f) || twheel_table_ready(f) ?
+	excl = wait && (poll_requested_events(wait) & EPOLLEXCLUSIVE);
+	return twheel_file_ready(f, excl) || twheel_table_ready(f) ?
 	       EPOLLIN | EPOLLRDNORM : 0;
 }
 

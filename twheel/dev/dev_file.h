@@ -175,7 +175,11 @@ struct twheel_user;
  *		twheel_step_lock)
  * @woken:	an expiry woke @wq and no reader or poller has looked at
  *		@ready since (twheel_file_ready()): the expiries meanwhile
- *		need not wake it again
+ *		need not wake it again, unless @excl
+ * @excl:	an exclusive waiter (EPOLLEXCLUSIVE) registered on @wq once:
+ *		a wake-up wakes one of those only, which may never look
+ *		(its epoll was closed, or its task killed, before it
+ *		collected), so every expiry wakes @wq from then on
  */
 struct twheel_file {
 	spinlock_t		lock;	/* see "Locking" above */
@@ -193,6 +197,7 @@ struct twheel_file {
 	struct list_head	step_link;
 	bool			stepped;
 	bool			woken;
+	bool			excl;
 };
 
 /**
@@ -272,7 +277,7 @@ void twheel_step_done(void);
 
 /* dev_read.c */
 int twheel_file_query(struct twheel_file *f, struct twheel_query *q);
-bool twheel_file_ready(struct twheel_file *f);
+bool twheel_file_ready(struct twheel_file *f, bool excl);
 ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 			 size_t count);
 

@@ -79,7 +79,8 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
 
 /**
  * twheel_file_ready() - does the file have an unread event?
- * @f:	the file
+ * @f:		the file
+ * @excl:	the caller registered an exclusive waiter (sets @f->excl)
  *
  * For wait_event() and poll(), after the caller is on the file's wait
  * queue: it looks at the ready list, so the next expiry wakes the queue
@@ -89,12 +90,14 @@ int twheel_file_query(struct twheel_file *f, struct twheel_query *q)
  * Context: process context; takes the file lock.
  * Return: true if the ready list is not empty.
  */
-bool twheel_file_ready(struct twheel_file *f)
+bool twheel_file_ready(struct twheel_file *f, bool excl)
 {
 	bool ready;
 
 	spin_lock(&f->lock);
 	f->woken = false;
+	if (excl)
+		f->excl = true;
 	ready = !list_empty(&f->ready);
 	spin_unlock(&f->lock);
 	return ready;

@@ -49,9 +49,10 @@ static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 	 * (twheel_file_ready()): a burst of expiries that its reader has not
 	 * got to yet wakes it once, not once each. An edge-triggered epoll
 	 * still sees an edge for every expiry after it collected the last
-	 * one, as collecting calls ->poll.
+	 * one, as collecting calls ->poll. Not with exclusive waiters: a
+	 * wake-up woke one of them only, which may never look.
 	 */
-	if (f->woken)
+	if (f->woken && !f->excl)
 		return;
 	/* Pairs with the barrier in prepare_to_wait() / poll. */
 	if (wq_has_sleeper(&f->wq)) {
