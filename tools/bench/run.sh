@@ -36,6 +36,10 @@ OUT=$TW_BUILD/bench
 QUICK=${QUICK:-0}
 TIER=${TIER:-all}
 PROFILE=${PROFILE:-0}
+case "$PROFILE" in
+0 | 1) ;;
+*) tw_die "PROFILE=$PROFILE: expected 0 or 1" ;;
+esac
 case "$TIER" in
 all | kernel | user | cost | exact | burst) ;;
 *) tw_die "TIER=$TIER: expected all, kernel, user, cost, exact or burst" ;;
@@ -43,6 +47,7 @@ esac
 [[ ${TW_BENCH_PEERS:-} =~ ^[a-z0-9_\ ]*$ ]] ||
 	tw_die "TW_BENCH_PEERS=$TW_BENCH_PEERS: expected peer names separated by spaces"
 mkdir -p "$OUT"
+rm -f "$OUT/profile.txt"
 cd "$TW_TOP"
 
 # ------------------------------------------------------------ sizes
@@ -133,10 +138,13 @@ done
 extra=
 if [ "$PROFILE" = 1 ]; then
 	perf=$(command -v perf) || tw_die "PROFILE=1: no perf on the host (apt-get install linux-perf)"
+	perf=$(readlink -f "$perf")
+	ldd "$perf" >/dev/null 2>&1 ||
+		tw_die "PROFILE=1: $perf is not a dynamically linked program (a wrapper script?)"
 	for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
 		extra+=" $(readlink -f "$lib"):$lib"
 	done
-	extra+=" $(readlink -f "$perf"):/bin/perf"
+	extra+=" $perf:/bin/perf"
 fi
 
 initrd=$OUT/initramfs-$krel.cpio.gz
@@ -166,7 +174,6 @@ stat1=$(grep '^cpu ' /proc/stat)
 w1=$(date +%s.%N)
 cp "$TW_BUILD/logs/$label.results.log" "$OUT/guest.results.log"
 cp "$TW_BUILD/logs/$label.console.log" "$OUT/guest.console.log"
-rm -f "$OUT/profile.txt"
 if [ "$PROFILE" = 1 ]; then
 	sed -n 's/^PROFILE //p' "$OUT/guest.console.log" | tr -d '\r' >"$OUT/profile.txt"
 	tw_log "profile: $OUT/profile.txt ($(wc -l <"$OUT/profile.txt") lines)"

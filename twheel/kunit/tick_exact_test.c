@@ -177,6 +177,9 @@ static int twk_exact_arm(struct twk_exact *e, unsigned int n,
 	for (i = 0; i < n && !ret; i++) {
 		ret = twheel_timer_arm_on(&e[i].timer, e[i].deadline, 0,
 					  TWHEEL_ABS, cpu);
+		/* 1: it was still pending from an earlier try. */
+		if (ret > 0)
+			ret = -EBUSY;
 		if (!ret)
 			ret = twheel_base_snapshot(cpu, &snap[i]);
 		if (!ret && cancel && i &&
