@@ -31,6 +31,19 @@ if grep -qw tracefs /proc/filesystems; then
 fi
 hostname twheel-vm
 
+# Hold the kernel's cpuset static key on for the whole boot, by a cpuset
+# cgroup that lives until power-off, so that the selftests' cpuset and
+# memcg cgroups (twheel_security) never patch kernel text while they run.
+# Under QEMU's TCG, Debian's 6.12-rt kernel died with "Oops: int3" at the
+# cpusets_enabled() branch of __alloc_pages() after such a patch had
+# completed (1 of 6 runs of twheel_security, and in CI; 0 of 16 with this
+# cgroup): an emulated CPU ran the patch's int3 after it was gone.
+if mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
+	grep -qw cpuset /sys/fs/cgroup/cgroup.controllers &&
+	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	mkdir -p /sys/fs/cgroup/twheel-vm-cpuset
+fi
+
 cat >/etc/passwd <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 user:x:1000:1000:twheel test user:/home/user:/bin/sh
