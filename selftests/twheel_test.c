@@ -37,6 +37,7 @@
 
 #include "kselftest_harness.h"
 #include "twheel_late.h"
+#include "twheel_uring.h"
 
 #define DEV		"/dev/twheel"
 #define PARAMS		"/sys/module/twheel/parameters/"
@@ -1144,6 +1145,42 @@ TEST_F(dev, wake_after_unlooked_wake)
 	EXPECT_GT(5 * SEC, t0)
 		TH_LOG("read() woke %.1f s after the arm: by the alarm, not the expiry",
 		       t0 / 1e9);
+out:
+	close(ep);
+}
+
+/*
+ * A waiter that never calls the file's ->poll: io_uring's multishot poll of
+ * an epoll that holds the file is woken by epoll's keyed wake-up and posts
+ * a completion without polling again. An expiry after the reader read the
+ * last event must still wake the file's queue, though nobody polled it.
+ */
+TEST_F(dev, wake_io_uring_poll_of_epoll)
+{
+	struct epoll_event eev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC), i, got, ret;
+	struct twheel_event ev[2];
+	struct tu_ring u;
+	uint32_t flags = 0;
+	int32_t res = 0;
+
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &eev));
+	ret = tu_init(&u, 4);
+	if (ret)
+		SKIP(goto out, "io_uring: %s", strerror(-ret));
+	ASSERT_EQ(1, tu_poll_multi(&u, ep, 7));
+	for (i = 1; i <= 3; i++) {
+		ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, i));
+		got = tu_reap(&u, 10000, &res, &flags);
+		ASSERT_LE(1, got)
+			TH_LOG("expiry %d posted no completion in 10 s", i);
+		EXPECT_TRUE(res & POLLIN);
+		ASSERT_TRUE(flags & IORING_CQE_F_MORE);
+		ASSERT_EQ(1, nonblock_read(self->fd, ev, 2));
+		EXPECT_EQ((uint64_t)i, ev[0].cookie);
+	}
+	close(u.fd);
 out:
 	close(ep);
 }

@@ -174,8 +174,9 @@ struct twheel_user;
  * @stepped:	on one of those (changes under the file lock and
  *		twheel_step_lock)
  * @woken:	an expiry woke @wq and no reader or poller has looked at
- *		@ready since (twheel_file_ready()): the expiries meanwhile
- *		need not wake it again, unless @excl
+ *		@ready since (twheel_file_ready(), twheel_file_read()): the
+ *		expiries meanwhile need not wake it again while @ready is
+ *		not empty, unless @excl
  * @excl:	an exclusive waiter (EPOLLEXCLUSIVE) registered on @wq once:
  *		a wake-up wakes one of those only, which may never look
  *		(its epoll was closed, or its task killed, before it

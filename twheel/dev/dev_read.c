@@ -271,6 +271,8 @@ ssize_t twheel_file_read(struct twheel_file *f, char __user *buf,
 			break;
 		}
 		spin_lock(&f->lock);
+		/* A read looks: the next expiry wakes (twheel_utimer_queue()). */
+		f->woken = false;
 		while (done - start < chunk) {
 			n = min_t(size_t, (chunk - (done - start)) / rec,
 				  TWHEEL_READ_BATCH);

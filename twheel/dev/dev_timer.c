@@ -33,6 +33,8 @@
 static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 				u64 expired)
 {
+	bool first = list_empty(&f->ready);
+
 	ut->expired = expired;
 	ut->queued = 1;
 	/*
@@ -49,10 +51,14 @@ static void twheel_utimer_queue(struct twheel_file *f, struct twheel_utimer *ut,
 	 * (twheel_file_ready()): a burst of expiries that its reader has not
 	 * got to yet wakes it once, not once each. An edge-triggered epoll
 	 * still sees an edge for every expiry after it collected the last
-	 * one, as collecting calls ->poll. Not with exclusive waiters: a
+	 * one, as collecting calls ->poll. A waiter need not look to get the
+	 * next wake-up: one behind an epoll that only passes the wake-up on
+	 * (io_uring's poll of that epoll) never calls our ->poll, so every
+	 * event into an empty list wakes, and so does every one after a
+	 * read() (which clears @woken). Not with exclusive waiters: a
 	 * wake-up woke one of them only, which may never look.
 	 */
-	if (f->woken && !f->excl)
+	if (f->woken && !f->excl && !first)
 		return;
 	/* Pairs with the barrier in prepare_to_wait() / poll. */
 	if (wq_has_sleeper(&f->wq)) {
