@@ -31,19 +31,6 @@ if grep -qw tracefs /proc/filesystems; then
 fi
 hostname twheel-vm
 
-# Hold the kernel's cpuset static key on for the whole boot, by a cpuset
-# cgroup that lives until power-off, so that the selftests' cpuset and
-# memcg cgroups (twheel_security) never patch kernel text while they run.
-# Under QEMU's TCG, Debian's 6.12-rt kernel died with "Oops: int3" at the
-# cpusets_enabled() branch of __alloc_pages() after such a patch had
-# completed (1 of 6 runs of twheel_security, and in CI; 0 of 16 with this
-# cgroup): an emulated CPU ran the patch's int3 after it was gone.
-if mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
-	grep -qw cpuset /sys/fs/cgroup/cgroup.controllers &&
-	echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
-	mkdir -p /sys/fs/cgroup/twheel-vm-cpuset
-fi
-
 cat >/etc/passwd <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 user:x:1000:1000:twheel test user:/home/user:/bin/sh
@@ -126,6 +113,22 @@ unload_modules() {
 		fi
 	done
 	loaded=
+}
+
+# Hold the kernel's cpuset static key on for the rest of the boot, by a
+# cpuset cgroup that lives until power-off, so that the selftests' cpuset
+# and memcg cgroups (twheel_security) never patch kernel text while they
+# run. Under QEMU's TCG, Debian's 6.12-rt kernel died with "Oops: int3" at
+# the cpusets_enabled() branch of __alloc_pages() after such a patch had
+# completed (1 of 6 runs of twheel_security, and in CI; 0 of 16 with this
+# cgroup): an emulated CPU ran the patch's int3 after it was gone. Check
+# mode only: the benchmarks' guest keeps the stock allocation path.
+cpuset_hold() {
+	mkdir -p /sys/fs/cgroup || return 0
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || return 0
+	grep -qw cpuset /sys/fs/cgroup/cgroup.controllers || return 0
+	echo +cpuset 2>/dev/null >/sys/fs/cgroup/cgroup.subtree_control &&
+		mkdir -p /sys/fs/cgroup/twheel-vm-cpuset
 }
 
 # KUnit suites that appeared while loading our modules: the debugfs results
@@ -226,6 +229,7 @@ msg "kernel $(uname -r), mode $mode"
 
 case $mode in
 check)
+	cpuset_hold
 	load_modules
 	if [ -n "$only" ]; then
 		# A subset run: results.py expects no KUnit results.
