@@ -191,10 +191,12 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_one);
  *		lock, before it is enqueued again (may be NULL)
  *
  * One hold of the base lock for the entries done, and one reprogram of the
- * tick at most, for the earliest new deadline. The batch stops at the first
- * entry that cannot be done here: its timer is on another base (a stale
- * @cpu), an arm names another CPU, or the base is offline. The caller does
- * that one with twheel_batch_one() and goes on with the rest.
+ * tick at most, for the earliest new deadline (for the wheel's next work,
+ * O(levels), when a later entry took back the timer of that deadline's
+ * tick). The batch stops at the first entry that cannot be done here: its
+ * timer is on another base (a stale @cpu), an arm names another CPU, or the
+ * base is offline. The caller does that one with twheel_batch_one() and
+ * goes on with the rest.
  *
  * Context: any context but hard interrupt; does not sleep.
  * Return: the number of leading entries done.
@@ -204,8 +206,8 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 {
 	struct twheel_base *base = tw_base(cpu);
 	struct tw_runner *r;
-	u64 first = TW_NO_TICK, first_ns = U64_MAX;
-	bool detached = false;
+	u64 first = TW_NO_TICK, first_ns = U64_MAX, was;
+	bool detached = false, stale = false;
 	unsigned long flags;
 	unsigned int i;
 	int moving;
@@ -224,8 +226,11 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 			break;
 		r = tw_runner_of(base, t);
 		moving = tw_deferred_move(r);
+		was = t->node.expires;
 		e->ret = tw_detach(base, t, r, e->op == TW_BATCH_CANCEL);
 		detached |= e->ret;
+		/* It may be what an earlier entry set @first for. */
+		stale |= e->ret && was == first;
 		if (prep)
 			prep(e);
 		if (e->op == TW_BATCH_CANCEL)
@@ -241,12 +246,15 @@ unsigned int twheel_batch_on(int cpu, struct twheel_batch_ent *ents,
 		}
 	}
 	/*
-	 * An entry may cancel a timer that an earlier one armed: a wheel the
-	 * batch left empty needs no tick, whatever was armed meanwhile.
+	 * An entry may take back a timer that an earlier one armed: the tick
+	 * then goes by the wheel's next work, not by @first, and a wheel the
+	 * batch left empty needs none.
 	 */
-	if (first != TW_NO_TICK && base->wheel.pending)
+	if (stale)
+		tw_reprogram_next(base);
+	else if (first != TW_NO_TICK && base->wheel.pending)
 		tw_reprogram(base, first, first_ns);
-	else if (detached)
+	if (detached)
 		tw_maybe_idle(base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return i;

@@ -5,7 +5,8 @@
  * hold of its lock, in order; the prep hook sees each timer detached; a run
  * stops at a timer that sits on another base and twheel_batch_one() does
  * that one; every armed TWHEEL_TIMER_TICK timer fires once, never early;
- * a batch that cancels what it armed leaves an empty wheel with no tick.
+ * a batch that cancels what it armed leaves an empty wheel with no tick,
+ * and the tick of a wheel with other timers where it was.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -222,10 +223,59 @@ static void twb_arm_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.next_tick, TW_NO_TICK);
 }
 
+/*
+ * The same with another timer pending, later: the tick goes by that one
+ * (at its tick, or at the cascade that brings it down, which is earlier),
+ * not by the tick of the timer the batch armed and took back.
+ */
+static void twb_arm_cancel_pending(struct kunit *test)
+{
+	struct twheel_base_snapshot before = {}, mid = {}, after = {};
+	struct twb_timer *b = twb_alloc(test);
+	struct twheel_batch_ent e[2];
+	int cpu, ret0, ret1 = -1, ret2 = -1;
+	unsigned int done = 0, done0 = 0;
+	u64 d0 = 0;
+
+	cpu = get_cpu();
+	ret0 = twheel_base_snapshot(cpu, &before);
+	if (!ret0 && !before.pending && !before.expired) {
+		WRITE_ONCE(b[1].timer.cpu, cpu);
+		twb_fill(&e[0], &b[1], TW_BATCH_ARM,
+			 ktime_get_ns() + 10 * NSEC_PER_SEC, TWHEEL_CPU_ANY);
+		done0 = twheel_batch_on(cpu, e, 1, NULL);
+		ret1 = twheel_base_snapshot(cpu, &mid);
+		WRITE_ONCE(b[0].timer.cpu, cpu);
+		d0 = ktime_get_ns() + 50 * NSEC_PER_MSEC;
+		twb_fill(&e[0], &b[0], TW_BATCH_ARM, d0, TWHEEL_CPU_ANY);
+		twb_fill(&e[1], &b[0], TW_BATCH_CANCEL, 0, 0);
+		done = twheel_batch_on(cpu, e, 2, NULL);
+		ret2 = twheel_base_snapshot(cpu, &after);
+	}
+	put_cpu();
+	KUNIT_ASSERT_EQ(test, ret0, 0);
+	if (before.pending || before.expired)
+		kunit_skip(test, "CPU %d's wheel holds %lu timers", cpu,
+			   before.pending + before.expired);
+	KUNIT_ASSERT_EQ(test, ret1, 0);
+	KUNIT_ASSERT_EQ(test, ret2, 0);
+	KUNIT_ASSERT_EQ(test, done0, 1U);
+	KUNIT_ASSERT_EQ(test, done, 2U);
+	KUNIT_EXPECT_EQ(test, e[1].ret, 1);
+	KUNIT_EXPECT_EQ(test, after.pending, 1UL);
+	/* The tick of the timer taken back. */
+	d0 = DIV_ROUND_UP_ULL(d0, twheel_tick_ns());
+	KUNIT_EXPECT_GT_MSG(test, after.next_tick, d0,
+			    "tick moved to the one of a timer taken back");
+	KUNIT_EXPECT_LE(test, after.next_tick, mid.next_tick);
+	twheel_timer_cancel_sync(&b[1].timer);
+}
+
 static struct kunit_case twb_cases[] = {
 	KUNIT_CASE(twb_one_base),
 	KUNIT_CASE(twb_other_base),
 	KUNIT_CASE(twb_arm_cancel),
+	KUNIT_CASE(twb_arm_cancel_pending),
 	{}
 };
 
