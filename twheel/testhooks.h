@@ -13,6 +13,7 @@
  * struct twheel_base_snapshot - state of one CPU's wheel, read under its lock
  * @clk:		the wheel's clock (first unprocessed tick)
  * @next_tick:		tick the tick hrtimer is programmed for, or U64_MAX
+ * @next_work:		the wheel's next tick with work (tw_wheel_next())
  * @pending:		timers in the wheel
  * @expired:		timers in the expired batch not yet run
  * @tick_armed:		the tick hrtimer is queued
@@ -26,6 +27,7 @@
 struct twheel_base_snapshot {
 	u64		clk;
 	u64		next_tick;
+	u64		next_work;
 	unsigned long	pending;
 	unsigned long	expired;
 	bool		tick_armed;

@@ -110,6 +110,7 @@ int twheel_base_snapshot(int cpu, struct twheel_base_snapshot *snap)
 	raw_spin_lock_irqsave(&base->lock, flags);
 	snap->clk = base->wheel.clk;
 	snap->next_tick = base->next_tick;
+	snap->next_work = tw_wheel_next(&base->wheel);
 	snap->pending = base->wheel.pending;
 	snap->expired = base->nr_expired;
 	snap->tick_armed = hrtimer_is_queued(&base->tick);
