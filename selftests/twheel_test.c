@@ -1180,6 +1180,17 @@ TEST_F(dev, wake_io_uring_poll_of_epoll)
 		ASSERT_EQ(1, nonblock_read(self->fd, ev, 2));
 		EXPECT_EQ((uint64_t)i, ev[0].cookie);
 	}
+	/* A read that leaves an event queued is a look too. */
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 4));
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 5));
+	ASSERT_LE(1, tu_reap(&u, 10000, &res, &flags));
+	sleep_ms(100);
+	tu_reap(&u, 0, &res, &flags);
+	ASSERT_EQ(1, nonblock_read(self->fd, ev, 1));
+	ASSERT_LT(0, tw_arm(self->fd, 0, 10 * MS, 0, 6));
+	ASSERT_LE(1, tu_reap(&u, 10000, &res, &flags))
+		TH_LOG("an expiry after a partial read posted no completion");
+	EXPECT_EQ(2, nonblock_read(self->fd, ev, 2));
 	close(u.fd);
 out:
 	close(ep);

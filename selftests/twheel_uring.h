@@ -68,7 +68,12 @@ static inline int tu_poll_multi(struct tu_ring *u, int fd, uint64_t data)
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_POLL_ADD;
 	sqe->fd = fd;
+	/* The kernel swaps its halves on big-endian (io_poll_parse_events()). */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	sqe->poll32_events = (uint32_t)POLLIN << 16;
+#else
 	sqe->poll32_events = POLLIN;
+#endif
 	sqe->len = IORING_POLL_ADD_MULTI;
 	sqe->user_data = data;
 	u->sq_array[i] = i;
