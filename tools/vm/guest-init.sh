@@ -115,20 +115,23 @@ unload_modules() {
 	loaded=
 }
 
-# Hold the kernel's cpuset static key on for the rest of the boot, by a
-# cpuset cgroup that lives until power-off, so that the selftests' cpuset
-# and memcg cgroups (twheel_security) never patch kernel text while they
-# run. Under QEMU's TCG, Debian's 6.12-rt kernel died with "Oops: int3" at
-# the cpusets_enabled() branch of __alloc_pages() after such a patch had
-# completed (1 of 6 runs of twheel_security, and in CI; 0 of 16 with this
-# cgroup): an emulated CPU ran the patch's int3 after it was gone. Check
-# mode only: the benchmarks' guest keeps the stock allocation path.
-cpuset_hold() {
+# Hold the kernel's cpuset and memcg static keys on for the rest of the
+# boot, by a cgroup with both controllers that lives until power-off, so
+# that the selftests' cpuset and memcg cgroups (twheel_security) never
+# patch kernel text while they run. Under QEMU's TCG, Debian's 6.12-rt
+# kernel died with "Oops: int3" at the cpusets_enabled() branch of
+# __alloc_pages() after such a patch had completed (1 of 6 runs of
+# twheel_security, and in CI; 0 of 16 with a cpuset cgroup held): an
+# emulated CPU ran the patch's int3 after it was gone. Not for the
+# benchmarks' guest, which keeps the stock allocation path.
+cgroup_hold() {
 	mkdir -p /sys/fs/cgroup || return 0
 	mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || return 0
-	grep -qw cpuset /sys/fs/cgroup/cgroup.controllers || return 0
-	echo +cpuset 2>/dev/null >/sys/fs/cgroup/cgroup.subtree_control &&
-		mkdir -p /sys/fs/cgroup/twheel-vm-cpuset
+	for ch_c in cpuset memory; do
+		grep -qw $ch_c /sys/fs/cgroup/cgroup.controllers &&
+			echo +$ch_c 2>/dev/null >/sys/fs/cgroup/cgroup.subtree_control
+	done
+	mkdir -p /sys/fs/cgroup/twheel-vm-hold
 }
 
 # KUnit suites that appeared while loading our modules: the debugfs results
@@ -229,7 +232,7 @@ msg "kernel $(uname -r), mode $mode"
 
 case $mode in
 check)
-	cpuset_hold
+	cgroup_hold
 	load_modules
 	if [ -n "$only" ]; then
 		# A subset run: results.py expects no KUnit results.
@@ -250,6 +253,7 @@ check)
 	msg "kernel taint flags: $(cat /proc/sys/kernel/tainted)"
 	;;
 shell)
+	cgroup_hold
 	load_modules
 	msg "modules loaded:$(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
 	msg "selftests in /selftests, user 'user' is uid 1000; exit the shell to power off"
