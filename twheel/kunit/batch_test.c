@@ -184,6 +184,55 @@ static void twb_other_base(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b[1].timer));
 }
 
+/* twb_arm_cancel_on()'s snapshots and entries. */
+struct twb_ac {
+	struct twheel_base_snapshot	before, mid, after;
+	struct twheel_batch_ent		e[2];
+	u64				d0;
+};
+
+/*
+ * On this CPU's base, empty or the case skips: arm @b[1] at +@other_ns
+ * alone first (unless 0), snapshot (@ac->mid), then one batch arms @b[0]
+ * at +50 ms (@ac->d0) and cancels it, and snapshot (@ac->after).
+ */
+static void twb_arm_cancel_on(struct kunit *test, struct twb_timer *b,
+			      u64 other_ns, struct twb_ac *ac)
+{
+	int cpu, ret0, ret1 = 0, ret2 = -1;
+	unsigned int done0 = 1, done = 0;
+
+	cpu = get_cpu();
+	ret0 = twheel_base_snapshot(cpu, &ac->before);
+	if (!ret0 && !ac->before.pending && !ac->before.expired) {
+		if (other_ns) {
+			WRITE_ONCE(b[1].timer.cpu, cpu);
+			twb_fill(&ac->e[0], &b[1], TW_BATCH_ARM,
+				 ktime_get_ns() + other_ns, TWHEEL_CPU_ANY);
+			done0 = twheel_batch_on(cpu, ac->e, 1, NULL);
+			ret1 = twheel_base_snapshot(cpu, &ac->mid);
+		}
+		WRITE_ONCE(b[0].timer.cpu, cpu);
+		ac->d0 = ktime_get_ns() + 50 * NSEC_PER_MSEC;
+		twb_fill(&ac->e[0], &b[0], TW_BATCH_ARM, ac->d0,
+			 TWHEEL_CPU_ANY);
+		twb_fill(&ac->e[1], &b[0], TW_BATCH_CANCEL, 0, 0);
+		done = twheel_batch_on(cpu, ac->e, 2, NULL);
+		ret2 = twheel_base_snapshot(cpu, &ac->after);
+	}
+	put_cpu();
+	KUNIT_ASSERT_EQ(test, ret0, 0);
+	if (ac->before.pending || ac->before.expired)
+		kunit_skip(test, "CPU %d's wheel holds %lu timers", cpu,
+			   ac->before.pending + ac->before.expired);
+	KUNIT_ASSERT_EQ(test, ret1, 0);
+	KUNIT_ASSERT_EQ(test, ret2, 0);
+	KUNIT_ASSERT_EQ(test, done0, 1U);
+	KUNIT_ASSERT_EQ(test, done, 2U);
+	KUNIT_EXPECT_EQ(test, ac->e[0].ret, 0);
+	KUNIT_EXPECT_EQ(test, ac->e[1].ret, 1);
+}
+
 /*
  * One batch arms a timer and cancels it: the base's wheel, empty before,
  * is empty after it, and its tick hrtimer is not left programmed for the
@@ -191,83 +240,32 @@ static void twb_other_base(struct kunit *test)
  */
 static void twb_arm_cancel(struct kunit *test)
 {
-	struct twheel_base_snapshot before = {}, after = {};
-	struct twb_timer *b = twb_alloc(test);
-	struct twheel_batch_ent e[2];
-	int cpu, ret0, ret1 = -1;
-	unsigned int done = 0;
+	struct twb_ac ac = {};
 
-	cpu = get_cpu();
-	ret0 = twheel_base_snapshot(cpu, &before);
-	if (!ret0 && !before.pending && !before.expired) {
-		WRITE_ONCE(b[0].timer.cpu, cpu);
-		twb_fill(&e[0], &b[0], TW_BATCH_ARM,
-			 ktime_get_ns() + 50 * NSEC_PER_MSEC, TWHEEL_CPU_ANY);
-		twb_fill(&e[1], &b[0], TW_BATCH_CANCEL, 0, 0);
-		done = twheel_batch_on(cpu, e, 2, NULL);
-		ret1 = twheel_base_snapshot(cpu, &after);
-	}
-	put_cpu();
-	KUNIT_ASSERT_EQ(test, ret0, 0);
-	if (before.pending || before.expired)
-		kunit_skip(test, "CPU %d's wheel holds %lu timers", cpu,
-			   before.pending + before.expired);
-	KUNIT_ASSERT_EQ(test, ret1, 0);
-	KUNIT_ASSERT_EQ(test, done, 2U);
-	KUNIT_EXPECT_EQ(test, e[0].ret, 0);
-	KUNIT_EXPECT_EQ(test, e[1].ret, 1);
-	KUNIT_EXPECT_EQ(test, after.pending, 0UL);
-	KUNIT_EXPECT_FALSE_MSG(test, after.tick_armed,
+	twb_arm_cancel_on(test, twb_alloc(test), 0, &ac);
+	KUNIT_EXPECT_EQ(test, ac.after.pending, 0UL);
+	KUNIT_EXPECT_FALSE_MSG(test, ac.after.tick_armed,
 			       "tick programmed for %llu ns with an empty wheel",
-			       after.fire_ns);
-	KUNIT_EXPECT_EQ(test, after.next_tick, TW_NO_TICK);
+			       ac.after.fire_ns);
+	KUNIT_EXPECT_EQ(test, ac.after.next_tick, TW_NO_TICK);
 }
 
 /*
  * The same with another timer pending, later: the tick goes by the wheel's
  * next work (that timer's tick, or the cascade that brings it down, which
  * is earlier), not by the tick of the timer the batch armed and took back.
+ * twb_alloc()'s cleanup cancels the pending one.
  */
 static void twb_arm_cancel_pending(struct kunit *test)
 {
-	struct twheel_base_snapshot before = {}, mid = {}, after = {};
-	struct twb_timer *b = twb_alloc(test);
-	struct twheel_batch_ent e[2];
-	int cpu, ret0, ret1 = -1, ret2 = -1;
-	unsigned int done = 0, done0 = 0;
-	u64 d0 = 0;
+	struct twb_ac ac = {};
 
-	cpu = get_cpu();
-	ret0 = twheel_base_snapshot(cpu, &before);
-	if (!ret0 && !before.pending && !before.expired) {
-		WRITE_ONCE(b[1].timer.cpu, cpu);
-		twb_fill(&e[0], &b[1], TW_BATCH_ARM,
-			 ktime_get_ns() + 10 * NSEC_PER_SEC, TWHEEL_CPU_ANY);
-		done0 = twheel_batch_on(cpu, e, 1, NULL);
-		ret1 = twheel_base_snapshot(cpu, &mid);
-		WRITE_ONCE(b[0].timer.cpu, cpu);
-		d0 = ktime_get_ns() + 50 * NSEC_PER_MSEC;
-		twb_fill(&e[0], &b[0], TW_BATCH_ARM, d0, TWHEEL_CPU_ANY);
-		twb_fill(&e[1], &b[0], TW_BATCH_CANCEL, 0, 0);
-		done = twheel_batch_on(cpu, e, 2, NULL);
-		ret2 = twheel_base_snapshot(cpu, &after);
-	}
-	put_cpu();
-	KUNIT_ASSERT_EQ(test, ret0, 0);
-	if (before.pending || before.expired)
-		kunit_skip(test, "CPU %d's wheel holds %lu timers", cpu,
-			   before.pending + before.expired);
-	KUNIT_ASSERT_EQ(test, ret1, 0);
-	KUNIT_ASSERT_EQ(test, ret2, 0);
-	KUNIT_ASSERT_EQ(test, done0, 1U);
-	KUNIT_ASSERT_EQ(test, done, 2U);
-	KUNIT_EXPECT_EQ(test, e[1].ret, 1);
-	KUNIT_EXPECT_EQ(test, after.pending, 1UL);
-	KUNIT_EXPECT_EQ_MSG(test, after.next_tick, after.next_work,
+	twb_arm_cancel_on(test, twb_alloc(test), 10 * NSEC_PER_SEC, &ac);
+	KUNIT_EXPECT_EQ(test, ac.after.pending, 1UL);
+	KUNIT_EXPECT_EQ_MSG(test, ac.after.next_tick, ac.after.next_work,
 			    "the tick of the timer taken back: %llu",
-			    DIV_ROUND_UP_ULL(d0, twheel_tick_ns()));
-	KUNIT_EXPECT_LE(test, after.next_tick, mid.next_tick);
-	twheel_timer_cancel_sync(&b[1].timer);
+			    DIV_ROUND_UP_ULL(ac.d0, twheel_tick_ns()));
+	KUNIT_EXPECT_LE(test, ac.after.next_tick, ac.mid.next_tick);
 }
 
 static struct kunit_case twb_cases[] = {
