@@ -10,6 +10,7 @@ Only measured values are reported: a figure that was not measured is absent
 import argparse
 import json
 import os
+import statistics
 import sys
 from collections import defaultdict
 
@@ -18,9 +19,9 @@ from report_user import (USER_IMPLS, burst_drain_ms, burst_rows,
                          print_user, user_rows)
 from report_exact import (check_exact_targets, exact_rows, headline,
                           md_exact, plot_exact, print_exact, public)
-from report_util import (Targets, by_rep, ci_ratio, fmt, get, gnuplot,
-                         guest_steal, host_stat, md_table, medians, num,
-                         parse_kv, ratio, table, write_series)
+from report_util import (Targets, boot, by_rep, ci_ratio, fmt, fmt_ci, get,
+                         gnuplot, guest_steal, host_stat, md_table, medians,
+                         num, parse_kv, ratio, table, write_series)
 
 KERNEL_IMPLS = ["twheel", "timer_list", "hrtimer", "delayed_work",
                 "timer_list_work"]
@@ -87,6 +88,63 @@ def print_arm_breakdown(ik):
         print(f"      N={n:g}: ktime_get_ns() {fmt(clk)} ns; twheel arm "
               f"relative {fmt(rel)} ns, absolute (no clock read) {fmt(ab)} ns"
               f" = {fmt(ratio(ab, tl), 2)}x timer_list's {fmt(tl)} ns")
+
+
+def expire_split(raw, ns):
+    """Where twheel's expiry cost goes, against timer_list's, per N.
+
+    Each peer's expire_ns is split per repetition into its callback loop,
+    batch_ns x (N - 1) / N (first to last callback: taking each timer and
+    calling it), and the rest (everything else of expire_ns: the interrupt
+    or softirq on the way, twheel's cascades and the hand-off of its
+    expired timers to the runners). Per part: the medians over
+    repetitions and twheel's excess over timer_list (difference of the
+    medians), with its paired bootstrap interval. Rows with no repetition
+    of both peers are left out."""
+    rows = []
+    for n in ns:
+        parts = {}
+        for impl in ("twheel", "timer_list"):
+            exp = by_rep(raw, impl, n, "expire_ns")
+            bat = by_rep(raw, impl, n, "batch_ns")
+            loop = {r: bat[r] * (n - 1) / n for r in set(exp) & set(bat)}
+            parts[impl] = {"loop": loop,
+                           "rest": {r: exp[r] - v for r, v in loop.items()}}
+        row = {"n": n}
+        for part in ("loop", "rest"):
+            a, b = parts["twheel"][part], parts["timer_list"][part]
+            p, lo, hi, k = boot({"a": a, "b": b}, lambda m: m["a"] - m["b"])
+            if p is None:
+                break
+            row.update({f"twheel_{part}_ns": round(statistics.median(a.values()), 1),
+                        f"timer_list_{part}_ns": round(statistics.median(b.values()), 1),
+                        f"excess_{part}_ns": round(p, 1),
+                        f"excess_{part}_interval": [round(lo, 1), round(hi, 1)],
+                        "reps": k})
+        else:
+            rows.append(row)
+    return rows
+
+
+def split_cells(r):
+    """The cells of one expire_split() row: per part, twheel, timer_list,
+    and twheel's excess [interval]."""
+    return [c for part in ("loop", "rest") for c in (
+        fmt(r[f"twheel_{part}_ns"]), fmt(r[f"timer_list_{part}_ns"]),
+        fmt_ci(r[f"excess_{part}_ns"], *r[f"excess_{part}_interval"], nd=1))]
+
+
+def print_expire_split(rows):
+    if not rows:
+        return
+    print("\n== Expire per timer, twheel against timer_list: the callback "
+          "loop (first to last callback) and the rest; twheel's excess "
+          "[95 % interval]")
+    for r in rows:
+        c = split_cells(r)
+        print(f"      N={r['n']:g} ({r['reps']} reps): loop {c[0]} vs "
+              f"{c[1]} ns, excess {c[2]}; rest {c[3]} vs {c[4]} ns, "
+              f"excess {c[5]}")
 
 
 # Ratio targets of the in-kernel tier, each at every N by the interval
@@ -278,6 +336,20 @@ def write_markdown(data, path):
         for f in ("arm_ns", "cancel_ns", "pattern_ns", "expire_ns"):
             L += [f"**{f}**", "", md_table(data["inkernel"], KERNEL_IMPLS, f,
                                           "twheel", ["timer_list", "hrtimer"]), ""]
+        rows = ["| " + " | ".join([f"{r['n']:g}"] + split_cells(r)) + " |"
+                for r in data["expire_split"]]
+        if rows:
+            L += ["**expire_ns, where it goes** (ns per timer. The callback "
+                  "loop is the first to the last callback, `batch_ns` x "
+                  "(N - 1) / N: taking each timer and calling it. The rest is "
+                  "everything else of `expire_ns`: the interrupt or softirq "
+                  "on the way and, for twheel, the cascades and the hand-off "
+                  "of the expired timers to its runners. Excess: twheel's "
+                  "median minus timer_list's, [95 % bootstrap interval over "
+                  "the repetitions].)", "",
+                  "| N | twheel loop | timer_list loop | excess | twheel rest "
+                  "| timer_list rest | excess |",
+                  "|---|---|---|---|---|---|---|"] + rows + [""]
         rows = [f"| {n} | {fmt(clk)} | {fmt(rel)} | {fmt(ab)} | {fmt(tl)} "
                 f"| {fmt(ratio(ab, tl), 2)} |"
                 for n, clk, rel, ab, tl in arm_breakdown(data["inkernel"])]
@@ -457,6 +529,9 @@ def main():
               f"({r['mem_bytes_per_timer']} B/timer incl. the caller's struct), "
               f"arm {fmt(r['arm_ns'])} ns ({r['arm_per_s']}/s), cancel {fmt(r['cancel_ns'])} ns")
 
+    data["expire_split"] = expire_split(
+        data["inkernel_reps"], sorted({r["n"] for r in data["inkernel"]}))
+    print_expire_split(data["expire_split"])
     data["burst_drain_ms"] = burst_drain_ms(data["burst"])
     data["targets"] = check_targets(data)
     data["headline"] = headline(data["exact"], data)

@@ -8,6 +8,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import expire_split  # noqa: E402
 from report_exact import (exact_rows, paired,  # noqa: E402
                           wheel_granularity_ms)
 from report_user import burst_rows, check_burst, expire_floor  # noqa: E402
@@ -152,6 +153,40 @@ class Exact(unittest.TestCase):
         self.assertEqual((tw["got"], tw["early"]), (2, 1))
         self.assertEqual(paired(tw, rows[1]), [4000, -3001])
         self.assertEqual(tw["vs_control"], "hrtimer")
+
+
+class ExpireSplit(unittest.TestCase):
+    @staticmethod
+    def rows(impl, n, pairs):
+        return [{"impl": impl, "n": str(n), "rep": str(i),
+                 "expire_ns": str(e), "batch_ns": str(b)}
+                for i, (e, b) in enumerate(pairs)]
+
+    def test_split_and_excess(self):
+        # N = 101: the loop is batch_ns x 100 / 101 per timer
+        raw = (self.rows("twheel", 101, [(303, 202)] * 5)
+               + self.rows("timer_list", 101, [(202, 101)] * 5))
+        (r,) = expire_split(raw, [101])
+        self.assertEqual((r["twheel_loop_ns"], r["timer_list_loop_ns"]),
+                         (200.0, 100.0))
+        self.assertEqual((r["twheel_rest_ns"], r["timer_list_rest_ns"]),
+                         (103.0, 102.0))
+        self.assertEqual(r["excess_loop_ns"], 100.0)
+        self.assertEqual(r["excess_loop_interval"], [100.0, 100.0])
+        self.assertEqual(r["excess_rest_ns"], 1.0)
+        self.assertEqual(r["reps"], 5)
+
+    def test_paired_excess_spans_the_repetitions(self):
+        # a repetition slower for both keeps its pair: 5 and 50 ns
+        raw = (self.rows("twheel", 2, [(30, 20), (300, 200)])
+               + self.rows("timer_list", 2, [(20, 10), (200, 100)]))
+        (r,) = expire_split(raw, [2])
+        self.assertEqual(r["excess_loop_interval"][0], 5.0)
+        self.assertEqual(r["excess_loop_interval"][1], 50.0)
+
+    def test_no_row_without_both_peers(self):
+        self.assertEqual(expire_split(self.rows("twheel", 10, [(3, 2)]),
+                                      [10]), [])
 
 
 if __name__ == "__main__":
