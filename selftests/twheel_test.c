@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -1960,6 +1961,179 @@ TEST_F(hook, planted_early_fire_is_counted)
 	ASSERT_EQ(0, twl_hook_set("utimer_early", 0));
 	EXPECT_LT(k0, twl_hook_hits("utimer_early"));
 	EXPECT_LE(e0 + 4, twl_early());
+}
+
+/*
+ * EPOLLEXCLUSIVE: a wake-up of the file's queue wakes one exclusive waiter,
+ * which may never look at the file: here its epoll loses the file (another
+ * thread's EPOLL_CTL_DEL) between the wake-up and the waiter's run, so the
+ * waiter finds nothing and sleeps on. The next expiry must wake the queue
+ * again, and the other exclusive waiter with it, although the first
+ * expiry's event is still unread. The window is held open by a SCHED_FIFO
+ * spinner on the woken waiter's CPU, so that the waiter is runnable but
+ * does not run until the deletion and the second expiry are done. A file
+ * that skips wake-ups while an unread event is queued and no waiter looked
+ * since leaves the second waiter asleep until its timeout, and every
+ * later expiry with it.
+ */
+struct excl_waiter {
+	pthread_t	th;
+	int		ep;
+	int		cpu;
+	int		timeout_ms;
+	volatile pid_t	tid;
+	volatile int	ret;	/* epoll_wait()'s, once done */
+	volatile bool	done;
+};
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *excl_wait_fn(void *arg)
+{
+	struct excl_waiter *w = arg;
+	struct epoll_event out;
+
+	pin_to(w->cpu);
+	w->tid = syscall(SYS_gettid);
+	w->ret = epoll_wait(w->ep, &out, 1, w->timeout_ms);
+	w->done = true;
+	return NULL;
+}
+
+struct fifo_spinner {
+	pthread_t	th;
+	int		cpu;
+	volatile int	state;	/* 1 spinning, -1 no SCHED_FIFO */
+	volatile bool	stop;
+};
+
+static void *fifo_spin_fn(void *arg)
+{
+	struct sched_param sp = {
+		.sched_priority = sched_get_priority_max(SCHED_FIFO) - 1,
+	};
+	struct fifo_spinner *s = arg;
+
+	pin_to(s->cpu);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		s->state = -1;
+		return NULL;
+	}
+	s->state = 1;
+	while (!s->stop)
+		;
+	return NULL;
+}
+
+/* The state letter of thread @tid of this process ('R', 'S', ...), or 0. */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait up to @ms for thread @tid to be in state @st. */
+static bool task_reaches(pid_t tid, char st, unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms; i++) {
+		if (task_state(tid) == st)
+			return true;
+		sleep_ms(1);
+	}
+	return false;
+}
+
+TEST_F(dev, wake_exclusive_waiter_after_lost_wake)
+{
+	struct epoll_event eev = { .events = EPOLLIN | EPOLLEXCLUSIVE };
+	struct excl_waiter a = { .timeout_ms = 3000 };
+	struct excl_waiter b = { .timeout_ms = 5000 };
+	struct fifo_spinner s = { 0 };
+	struct twheel_event ev[3];
+	int cpu_a, cpu_b, i;
+	uint64_t t0;
+
+	if (!two_cpus(&cpu_a, &cpu_b))
+		SKIP(return, "needs two CPUs");
+	pin_to(cpu_a);
+	a.ep = epoll_create1(EPOLL_CLOEXEC);
+	b.ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, a.ep);
+	ASSERT_LE(0, b.ep);
+	/* @a's epoll first: the exclusive wake-up goes to it. */
+	ASSERT_EQ(0, epoll_ctl(a.ep, EPOLL_CTL_ADD, self->fd, &eev));
+	ASSERT_EQ(0, epoll_ctl(b.ep, EPOLL_CTL_ADD, self->fd, &eev));
+	a.cpu = cpu_b;
+	b.cpu = cpu_a;
+	s.cpu = cpu_b;
+	ASSERT_EQ(0, pthread_create(&a.th, NULL, excl_wait_fn, &a));
+	ASSERT_EQ(0, pthread_create(&b.th, NULL, excl_wait_fn, &b));
+	for (i = 0; i < 5000 && (!a.tid || !b.tid); i++)
+		sleep_ms(1);
+	ASSERT_TRUE(task_reaches(a.tid, 'S', 5000));
+	ASSERT_TRUE(task_reaches(b.tid, 'S', 5000));
+
+	ASSERT_EQ(0, pthread_create(&s.th, NULL, fifo_spin_fn, &s));
+	for (i = 0; i < 5000 && !s.state; i++)
+		sleep_ms(1);
+	if (s.state != 1) {
+		pthread_join(s.th, NULL);
+		SKIP(goto out, "no SCHED_FIFO (not root?)");
+	}
+	/* Expiry 1 wakes @a, which cannot run on its CPU. */
+	ASSERT_LT(0, tw_arm(self->fd, 0, 2 * MS, 0, 1));
+	EXPECT_TRUE(task_reaches(a.tid, 'R', 2000))
+		TH_LOG("the first expiry did not wake the first exclusive waiter");
+	EXPECT_FALSE(b.done);
+	/* Its epoll loses the file: when it runs, it will not look. */
+	ASSERT_EQ(0, epoll_ctl(a.ep, EPOLL_CTL_DEL, self->fd, NULL));
+	t0 = now_ns();
+	ASSERT_LT(0, tw_arm(self->fd, 0, 2 * MS, 0, 2));
+	for (i = 0; i < 2000 && !b.done; i++)
+		sleep_ms(1);
+	t0 = now_ns() - t0;
+	s.stop = true;
+	pthread_join(s.th, NULL);
+	pthread_join(b.th, NULL);
+	pthread_join(a.th, NULL);
+	EXPECT_EQ(1, b.ret)
+		TH_LOG("the second exclusive waiter slept through the second expiry (%.0f ms)",
+		       t0 / 1e6);
+	EXPECT_GT(2 * SEC, t0);
+	/* @a found its epoll empty and timed out. */
+	EXPECT_EQ(0, a.ret);
+	EXPECT_EQ(2, nonblock_read(self->fd, ev, 3));
+	close(a.ep);
+	close(b.ep);
+	return;
+out:
+	s.stop = true;
+	pthread_join(a.th, NULL);
+	pthread_join(b.th, NULL);
+	close(a.ep);
+	close(b.ep);
 }
 
 /*
