@@ -120,6 +120,15 @@ static int kb_cns(char *buf, size_t len, const char *key, u64 cns)
 			 cns % 100);
 }
 
+/* The same for a signed figure. */
+static int kb_scns(char *buf, size_t len, const char *key, s64 cns)
+{
+	u64 mag = cns < 0 ? -(u64)cns : cns;
+
+	return scnprintf(buf, len, " %s=%s%llu.%02llu", key,
+			 cns < 0 ? "-" : "", mag / 100, mag % 100);
+}
+
 /* One result line of @job's result @r at @p (@len bytes). Return: length. */
 static int kb_format_one(const struct kb_job *job, const struct kb_result *r,
 			 char *p, size_t len)
@@ -136,6 +145,7 @@ static int kb_format_one(const struct kb_job *job, const struct kb_result *r,
 		n += kb_cns(p + n, len - n, "pattern_ns", r->pattern_cns);
 		n += kb_cns(p + n, len - n, "expire_ns", r->expire_cns);
 		n += kb_cns(p + n, len - n, "batch_ns", r->batch_cns);
+		n += kb_scns(p + n, len - n, "expire_rest_ns", r->rest_cns);
 		n += scnprintf(p + n, len - n,
 			       " pattern_ops=%lu fire_delay_ns=%lld late_arm=%d",
 			       r->pattern_ops, r->fire_delay_ns, r->late_arm);

@@ -43,6 +43,11 @@ enum kb_impl {
  *		the last callback of one batch, / @n (for the workqueue peers
  *		up to the start of the last work function, as twheel's)
  * @batch_cns:	expiry of one timer: first to last callback, / (@n - 1)
+ * @rest_cns:	expiry of one timer: the busy time of @expire_cns outside
+ *		the first to last callback span (before the first callback,
+ *		and from the last one's start to the bench thread's wake-up),
+ *		/ @n; negative if the CPU idled in the span. Computed per
+ *		round, so that its median is one round's
  * @fire_delay_ns: first callback of the batch minus its nominal deadline
  * @late_arm:	the batch was still being armed at its deadline
  * @arm_abs_cns: twheel only: arm with an absolute deadline (TWHEEL_ABS, so
@@ -62,6 +67,7 @@ struct kb_result {
 	unsigned long	pattern_ops;
 	u64		expire_cns;
 	u64		batch_cns;
+	s64		rest_cns;
 	s64		fire_delay_ns;
 	bool		late_arm;
 	u64		arm_abs_cns;

@@ -474,7 +474,8 @@ u64 kb_busy_us(int cpu)
  * implementation does for these timers on the way (twheel's cascades, the
  * tick or softirq or hard interrupt, the worker, the callbacks) and nothing
  * else, since the guest is otherwise idle and this thread sleeps. The span
- * from the first to the last callback, divided by N - 1, is also reported.
+ * from the first to the last callback, divided by N - 1, is also reported,
+ * and the busy time outside it, divided by N.
  */
 static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
 {
@@ -529,9 +530,13 @@ static int kb_expire(struct kb_set *s, u64 arm_ns, struct kb_result *res)
 	}
 	busy1 = kb_busy_us(cpu);
 	WRITE_ONCE(kb_target, LONG_MAX);
-	if (busy0 != U64_MAX && busy1 != U64_MAX)
+	if (busy0 != U64_MAX && busy1 != U64_MAX) {
 		res->expire_cns = kb_per_op((busy1 - busy0) * NSEC_PER_USEC,
 					    s->n);
+		res->rest_cns = div64_s64(((s64)(busy1 - busy0) * NSEC_PER_USEC -
+					   (s64)(kb_last_ns - kb_first_ns)) * 100,
+					  s->n);
+	}
 	res->batch_cns = kb_per_op(kb_last_ns - kb_first_ns,
 				   max(s->n, 2UL) - 1);
 	res->fire_delay_ns = (s64)(kb_first_ns - dl);
@@ -545,6 +550,7 @@ struct kb_times {
 	u64	arm_abs[KB_MAX_ROUNDS];
 	u64	expire[KB_MAX_EXPIRE_ROUNDS];
 	u64	batch[KB_MAX_EXPIRE_ROUNDS];
+	s64	rest[KB_MAX_EXPIRE_ROUNDS];
 	s64	delay[KB_MAX_EXPIRE_ROUNDS];
 };
 
@@ -574,6 +580,8 @@ static void kb_fold(struct kb_result *res, struct kb_times *tm,
 		res->arm_abs_cns = kb_per_op(kb_median(tm->arm_abs, rounds), n);
 	res->expire_cns = kb_median(tm->expire, xrounds);
 	res->batch_cns = kb_median(tm->batch, xrounds);
+	sort(tm->rest, xrounds, sizeof(*tm->rest), kb_cmp_s64, NULL);
+	res->rest_cns = tm->rest[xrounds / 2];
 	sort(tm->delay, xrounds, sizeof(*tm->delay), kb_cmp_s64, NULL);
 	res->fire_delay_ns = tm->delay[xrounds / 2];
 }
@@ -651,6 +659,7 @@ int kb_run(struct kb_result *res, unsigned int nr)
 				goto out;
 			tm[i].expire[k] = r.expire_cns;
 			tm[i].batch[k] = r.batch_cns;
+			tm[i].rest[k] = r.rest_cns;
 			tm[i].delay[k] = r.fire_delay_ns;
 			res[i].late_arm |= r.late_arm;
 		}

@@ -157,32 +157,49 @@ class Exact(unittest.TestCase):
 
 class ExpireSplit(unittest.TestCase):
     @staticmethod
-    def rows(impl, n, pairs):
+    def rows(impl, n, pairs, reps=None):
         return [{"impl": impl, "n": str(n), "rep": str(i),
-                 "expire_ns": str(e), "batch_ns": str(b)}
-                for i, (e, b) in enumerate(pairs)]
+                 "batch_ns": str(b), "expire_rest_ns": str(r)}
+                for i, (b, r) in zip(reps or range(len(pairs)), pairs)]
 
     def test_split_and_excess(self):
         # N = 101: the loop is batch_ns x 100 / 101 per timer
-        raw = (self.rows("twheel", 101, [(303, 202)] * 5)
-               + self.rows("timer_list", 101, [(202, 101)] * 5))
+        raw = (self.rows("twheel", 101, [(202, 103)] * 5)
+               + self.rows("timer_list", 101, [(101, 2)] * 5))
         (r,) = expire_split(raw, [101])
         self.assertEqual((r["twheel_loop_ns"], r["timer_list_loop_ns"]),
                          (200.0, 100.0))
         self.assertEqual((r["twheel_rest_ns"], r["timer_list_rest_ns"]),
-                         (103.0, 102.0))
+                         (103.0, 2.0))
         self.assertEqual(r["excess_loop_ns"], 100.0)
         self.assertEqual(r["excess_loop_interval"], [100.0, 100.0])
-        self.assertEqual(r["excess_rest_ns"], 1.0)
-        self.assertEqual(r["reps"], 5)
+        self.assertEqual(r["excess_rest_ns"], 101.0)
+        self.assertEqual((r["loop_reps"], r["rest_reps"]), (5, 5))
+
+    def test_negative_rest_is_kept(self):
+        # the CPU idled within the span: the rest is negative, not hidden
+        raw = (self.rows("twheel", 2, [(20, -3)] * 5)
+               + self.rows("timer_list", 2, [(20, 1)] * 5))
+        (r,) = expire_split(raw, [2])
+        self.assertEqual((r["twheel_rest_ns"], r["excess_rest_ns"]),
+                         (-3.0, -4.0))
 
     def test_paired_excess_spans_the_repetitions(self):
         # a repetition slower for both keeps its pair: 5 and 50 ns
-        raw = (self.rows("twheel", 2, [(30, 20), (300, 200)])
-               + self.rows("timer_list", 2, [(20, 10), (200, 100)]))
+        raw = (self.rows("twheel", 2, [(20, 0), (200, 0)])
+               + self.rows("timer_list", 2, [(10, 0), (100, 0)]))
         (r,) = expire_split(raw, [2])
-        self.assertEqual(r["excess_loop_interval"][0], 5.0)
-        self.assertEqual(r["excess_loop_interval"][1], 50.0)
+        self.assertEqual(r["excess_loop_interval"], [5.0, 50.0])
+
+    def test_columns_use_the_paired_repetitions(self):
+        # twheel's repetition 9 has no timer_list pair: left out everywhere
+        raw = (self.rows("twheel", 2, [(20, 1)] * 3 + [(2000, 1)],
+                         reps=[0, 1, 2, 9])
+               + self.rows("timer_list", 2, [(10, 1)] * 3))
+        (r,) = expire_split(raw, [2])
+        self.assertEqual((r["twheel_loop_ns"], r["excess_loop_ns"]),
+                         (10.0, 5.0))
+        self.assertEqual(r["loop_reps"], 3)
 
     def test_no_row_without_both_peers(self):
         self.assertEqual(expire_split(self.rows("twheel", 10, [(3, 2)]),
