@@ -14,13 +14,16 @@
 # TCG unless the CPU has vmx/svm and /dev/kvm opens. Extra kernel parameters:
 # $TW_CMDLINE; vCPUs/memory: $TW_SMP (4) / $TW_MEM (2G). A guest left in a
 # suspend to RAM for $TW_SUSPEND_MAX (40) s is woken (qmp-watch.py,
-# build/logs/LABEL.harness.log).
+# build/logs/LABEL.harness.log). A guest that has not begun /init's records
+# within $TW_BOOT_MAX (300) s is stuck before any twheel code ran: it is
+# stopped and booted once more (stuck_early() below).
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mode=check
 limit=${TW_TIMEOUT:-1200}
+boot_max=${TW_BOOT_MAX:-300}
 label=
 while getopts m:t:n: opt; do
 	case $opt in
@@ -105,8 +108,28 @@ boot_once() {
 	}
 	tail -F -n +1 -s 1 --pid="$qpid" "$results" 2>/dev/null | progress >&2 &
 	tpid=$!
+	# The early-boot watchdog: /init writes its begin record before it
+	# loads any module, so a guest without one by $boot_max is stuck in
+	# the firmware or the kernel's own boot (seen under TCG, rarely: after
+	# "clocksource: Switched to clocksource hpet" or "sched_clock: Marking
+	# stable"). Stopped then, it costs minutes instead of the whole limit.
+	early=$qdir/early
+	(
+		end=$(($(date +%s) + boot_max))
+		while kill -0 "$qpid" 2>/dev/null; do
+			grep -qF "TW|begin|$nonce" "$results" 2>/dev/null && exit 0
+			if [ "$(date +%s)" -ge "$end" ]; then
+				: >"$early"
+				kill "$qpid" 2>/dev/null
+				exit 0
+			fi
+			sleep 2
+		done
+	) &
+	bpid=$!
 	rc=0
 	wait "$qpid" || rc=$?
+	wait "$bpid" || true
 	wait "$tpid" || true
 	if [ -n "$wpid" ]; then
 		kill "$wpid" 2>/dev/null || true
@@ -115,7 +138,9 @@ boot_once() {
 	elapsed=$(($(date +%s) - t0))
 
 	fail=
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	if [ -e "$early" ]; then
+		fail="no record from /init within ${boot_max}s (stuck in early boot)"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		fail="timed out after ${limit}s (hang?)"
 	elif [ "$rc" -ne 0 ]; then
 		fail="qemu exited with status $rc"
@@ -147,8 +172,26 @@ lost_in_s3() {
 			grep -c 'PM: suspend entry')" = 1 ]
 }
 
-rm -f "$logdir/$label".lost-s3.*.log
+# Stopped by the early-boot watchdog: nothing of twheel's had run.
+stuck_early() {
+	[ -e "$early" ] && ! grep -qF "TW|begin|$nonce" "$results"
+}
+
+rm -f "$logdir/$label".lost-s3.*.log "$logdir/$label".stuck-early.*.log
 boot_once
+if [ -n "$fail" ] && stuck_early; then
+	tw_log "guest stuck in early boot (no record from /init after ${elapsed}s): booting it once more; last console lines:"
+	tail -n 3 "$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/    | /' >&2
+	for f in console results harness; do
+		cp "$logdir/$label.$f.log" "$logdir/$label.stuck-early.$f.log"
+	done
+	rm -f "$console" "$results"
+	rm -rf "$qdir"
+	boot_once
+	[ -n "$fail" ] || [ "$mode" != check ] ||
+		printf 'TW|check|skip|guest stuck once in early boot, before /init (no twheel code had run), booted again: %s\n' \
+			"$label.stuck-early.console.log" >>"$results"
+fi
 if [ -n "$fail" ] && [ "$mode" = check ] && lost_in_s3; then
 	tw_log "guest lost inside a suspend to RAM after ${elapsed}s (QEMU reset it, nothing failed before): booting it once more"
 	sed 's/^/    harness: /' "$harness" >&2
