@@ -14,9 +14,10 @@
 # TCG unless the CPU has vmx/svm and /dev/kvm opens. Extra kernel parameters:
 # $TW_CMDLINE; vCPUs/memory: $TW_SMP (4) / $TW_MEM (2G). A guest left in a
 # suspend to RAM for $TW_SUSPEND_MAX (40) s is woken (qmp-watch.py,
-# build/logs/LABEL.harness.log). A guest that has not begun /init's records
-# within $TW_BOOT_MAX (300) s is stuck before any twheel code ran: it is
-# stopped and booted once more (stuck_early() below).
+# build/logs/LABEL.harness.log). A guest that has not written /init's
+# first record within $TW_BOOT_MAX (300; 0: never) s is stuck before any
+# twheel code ran: it is stopped and booted once more (stuck_early()
+# below). One boot more at most in a run, for either reason.
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,7 @@ set -euo pipefail
 mode=check
 limit=${TW_TIMEOUT:-1200}
 boot_max=${TW_BOOT_MAX:-300}
+[[ $boot_max =~ ^[0-9]+$ ]] || tw_die "TW_BOOT_MAX=$boot_max: expected whole seconds (0: no limit)"
 label=
 while getopts m:t:n: opt; do
 	case $opt in
@@ -63,6 +65,17 @@ if [ "$mode" = shell ]; then
 	tw_log "booting $(basename "$kernel") (${accel[1]}), shell on this terminal; Ctrl-a x quits"
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$results"
 fi
+
+# began: /init wrote its first record, on the results channel or, without
+# one, on the console (guest-init.sh).
+began() {
+	grep -qF "TW|begin|$nonce" "$results" "$console" 2>/dev/null
+}
+
+# stuck_early: the early-boot watchdog stopped the guest before that.
+stuck_early() {
+	[ -e "$early" ] && ! began
+}
 
 # boot_once: one boot; sets $fail (empty on success) and $elapsed.
 boot_once() {
@@ -108,28 +121,37 @@ boot_once() {
 	}
 	tail -F -n +1 -s 1 --pid="$qpid" "$results" 2>/dev/null | progress >&2 &
 	tpid=$!
-	# The early-boot watchdog: /init writes its begin record before it
-	# loads any module, so a guest without one by $boot_max is stuck in
-	# the firmware or the kernel's own boot (seen under TCG, rarely: after
-	# "clocksource: Switched to clocksource hpet" or "sched_clock: Marking
-	# stable"). Stopped then, it costs minutes instead of the whole limit.
+	# The early-boot watchdog: /init writes its begin record (to the
+	# results channel, or the console without one) first thing, before
+	# it loads any module, so a guest without one after $boot_max s of
+	# host uptime is stuck in the firmware or the kernel's own boot (seen
+	# under TCG, rarely: after "clocksource: Switched to clocksource hpet"
+	# or "sched_clock: Marking stable"). Stopped then, it costs minutes
+	# instead of the whole limit.
 	early=$qdir/early
-	(
-		end=$(($(date +%s) + boot_max))
-		while kill -0 "$qpid" 2>/dev/null; do
-			grep -qF "TW|begin|$nonce" "$results" 2>/dev/null && exit 0
-			if [ "$(date +%s)" -ge "$end" ]; then
-				: >"$early"
-				kill "$qpid" 2>/dev/null
-				exit 0
-			fi
-			sleep 2
-		done
-	) &
-	bpid=$!
+	bpid=
+	if [ "$boot_max" -gt 0 ]; then
+		(
+			end=$(($(cut -d. -f1 /proc/uptime) + boot_max))
+			while kill -0 "$qpid" 2>/dev/null; do
+				began && exit 0
+				if [ "$(cut -d. -f1 /proc/uptime)" -ge "$end" ]; then
+					began && exit 0
+					: >"$early"
+					kill "$qpid" 2>/dev/null
+					exit 0
+				fi
+				sleep 2
+			done
+		) &
+		bpid=$!
+	fi
 	rc=0
 	wait "$qpid" || rc=$?
-	wait "$bpid" || true
+	if [ -n "$bpid" ]; then
+		kill "$bpid" 2>/dev/null || true
+		wait "$bpid" 2>/dev/null || true
+	fi
 	wait "$tpid" || true
 	if [ -n "$wpid" ]; then
 		kill "$wpid" 2>/dev/null || true
@@ -138,7 +160,7 @@ boot_once() {
 	elapsed=$(($(date +%s) - t0))
 
 	fail=
-	if [ -e "$early" ]; then
+	if stuck_early; then
 		fail="no record from /init within ${boot_max}s (stuck in early boot)"
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		fail="timed out after ${limit}s (hang?)"
@@ -172,27 +194,26 @@ lost_in_s3() {
 			grep -c 'PM: suspend entry')" = 1 ]
 }
 
-# Stopped by the early-boot watchdog: nothing of twheel's had run.
-stuck_early() {
-	[ -e "$early" ] && ! grep -qF "TW|begin|$nonce" "$results"
-}
-
 rm -f "$logdir/$label".lost-s3.*.log "$logdir/$label".stuck-early.*.log
 boot_once
 if [ -n "$fail" ] && stuck_early; then
+	# Nothing of twheel's had run: /init loads the modules after its
+	# first record.
 	tw_log "guest stuck in early boot (no record from /init after ${elapsed}s): booting it once more; last console lines:"
-	tail -n 3 "$console" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/    | /' >&2
+	{ tail -n 3 "$console" 2>/dev/null || true; } |
+		sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/^/    | /' >&2
 	for f in console results harness; do
-		cp "$logdir/$label.$f.log" "$logdir/$label.stuck-early.$f.log"
+		if [ -f "$logdir/$label.$f.log" ]; then
+			cp "$logdir/$label.$f.log" "$logdir/$label.stuck-early.$f.log"
+		fi
 	done
 	rm -f "$console" "$results"
 	rm -rf "$qdir"
 	boot_once
 	[ -n "$fail" ] || [ "$mode" != check ] ||
-		printf 'TW|check|skip|guest stuck once in early boot, before /init (no twheel code had run), booted again: %s\n' \
+		printf 'TW|check|skip|guest stuck once in early boot, before the first record of /init (no twheel code had run), booted again: %s\n' \
 			"$label.stuck-early.console.log" >>"$results"
-fi
-if [ -n "$fail" ] && [ "$mode" = check ] && lost_in_s3; then
+elif [ -n "$fail" ] && [ "$mode" = check ] && lost_in_s3; then
 	tw_log "guest lost inside a suspend to RAM after ${elapsed}s (QEMU reset it, nothing failed before): booting it once more"
 	sed 's/^/    harness: /' "$harness" >&2
 	for f in console results harness; do
