@@ -21,7 +21,8 @@
  *				after the step is not canceled by it
  *   cancel_on_set_on_time	that event is readable at most a tick plus
  *				3 x what the timerfd's ECANCELED took after
- *				the step, in one of CLK_TRIES windows
+ *				the step, in one of CLK_TRIES windows (a
+ *				miss on a KCSAN kernel is a skip)
  *   time_namespace		unshare(CLONE_NEWTIME) with monotonic and
  *				boottime offsets: absolute arms in the child
  *				fire at the namespace's time, events and
@@ -280,8 +281,9 @@ TEST_F(clk, cancel_on_set)
 /*
  * Wait up to @ms for the twheel file @fd and the cancel-on-set timerfd @tfd
  * to be readable, noting when each was first seen (*@seen_tw, *@seen_tfd,
- * CLOCK_MONOTONIC) and what the timerfd's read() returned (*@tfd_ret:
- * -ECANCELED expected). Return: 1 once both were seen, 0 on timeout.
+ * CLOCK_MONOTONIC; 0 if not) and what the timerfd's read() returned
+ * (*@tfd_ret: -ECANCELED expected). Return: 1 once both were seen, 0 on
+ * a timeout, -errno if poll() failed.
  */
 static int cos_wait(int fd, int tfd, int ms, uint64_t *seen_tw,
 		    uint64_t *seen_tfd, int64_t *tfd_ret)
@@ -302,7 +304,7 @@ static int cos_wait(int fd, int tfd, int ms, uint64_t *seen_tw,
 					.events = POLLIN };
 		r = poll(p, 2, (int)((end - now) / MS) + 1);
 		if (r < 0 && errno != EINTR)
-			return 0;
+			return -errno;
 		now = tw_now();
 		if (r > 0 && (p[0].revents & POLLIN))
 			*seen_tw = now;
@@ -314,9 +316,13 @@ static int cos_wait(int fd, int tfd, int ms, uint64_t *seen_tw,
 	return 1;
 }
 
-/* A step of CLOCK_REALTIME by @delta, from its own thread, at @t_step. */
+/*
+ * A step of CLOCK_REALTIME by @delta from its own thread: once the test's
+ * thread says it is about to poll (@polling), 20 ms later, at @t_step.
+ */
 struct cos_step {
 	int64_t		delta;
+	volatile bool	polling;
 	uint64_t	t_step;
 	int		ret;
 };
@@ -325,7 +331,8 @@ static void *cos_step_fn(void *arg)
 {
 	struct cos_step *cs = arg;
 
-	/* Long enough for the test's thread to be in poll(). */
+	while (!cs->polling)
+		usleep(1000);
 	usleep(20000);
 	cs->t_step = tw_now();
 	cs->ret = step_realtime(cs->delta);
@@ -338,11 +345,12 @@ static void *cos_step_fn(void *arg)
  * readable at most a tick plus 3 x what the timerfd's ECANCELED took (the
  * bound of the bench's bursts), both counted from the step, which another
  * thread makes while this one polls both; in one of CLK_TRIES windows,
- * each its own timer, timerfd and step (forward, then back). The step
- * reaches the timer through a work item on the stepping CPU, the timerfd
- * directly: on the debug kernels that hop took up to 8 ms more.
+ * each its own timer, timerfd and step (forward and back in turn). Both
+ * are quiet before the step and seen after it. The step reaches the timer
+ * through a work item on the stepping CPU, the timerfd directly: on the
+ * debug kernels that took up to 8 ms more.
  */
-TEST_F(clk, cancel_on_set_on_time)
+TEST_F_TIMEOUT(clk, cancel_on_set_on_time, 60)
 {
 	uint64_t d, id, seen_tw, seen_tfd, late_tw = 0, late_tfd, bound = 0;
 	struct twheel_event ev;
@@ -360,26 +368,37 @@ TEST_F(clk, cancel_on_set_on_time)
 					CLOCK_REALTIME, d, 20 + try, &id));
 		tfd = tfd_abs(CLOCK_REALTIME, d, TFD_TIMER_CANCEL_ON_SET);
 		ASSERT_LE(0, tfd);
+		/* Nothing before the step. */
+		ASSERT_EQ(0, tw_read1(self->fd, &ev));
+		ASSERT_EQ(0, tfd_read(tfd));
 		cs = (struct cos_step){
 			.delta = try & 1 ? -(int64_t)SEC : (int64_t)SEC,
 		};
 		ASSERT_EQ(0, pthread_create(&th, NULL, cos_step_fn, &cs));
+		cs.polling = true;
 		ret = cos_wait(self->fd, tfd, 10000, &seen_tw, &seen_tfd,
 			       &tfd_ret);
 		pthread_join(th, NULL);
 		close(tfd);
 		ASSERT_EQ(0, cs.ret);
 		self->stepped += cs.delta;
-		ASSERT_EQ(1, ret) TH_LOG("the step ended %s within 10 s",
+		ASSERT_EQ(1, ret) TH_LOG("poll: %d; seen within 10 s: %s", ret,
 					 seen_tw ? "only the timer" :
 					 seen_tfd ? "only the timerfd" :
 					 "neither");
+		/* Ended by the step, not before it. */
+		ASSERT_LT(cs.t_step, seen_tw);
+		ASSERT_LT(cs.t_step, seen_tfd);
 		EXPECT_EQ(-ECANCELED, tfd_ret);
 		ASSERT_EQ(1, tw_read1(self->fd, &ev));
 		EXPECT_EQ(id, ev.id);
+		EXPECT_EQ(20 + try, ev.cookie);
 		EXPECT_EQ(TWHEEL_EVENT_CANCELED, ev.flags);
-		late_tw = seen_tw > cs.t_step ? seen_tw - cs.t_step : 0;
-		late_tfd = seen_tfd > cs.t_step ? seen_tfd - cs.t_step : 0;
+		/* Once, and gone. */
+		EXPECT_EQ(0, tw_read1(self->fd, &ev));
+		EXPECT_EQ(-ENOENT, tw_cancel(self->fd, id));
+		late_tw = seen_tw - cs.t_step;
+		late_tfd = seen_tfd - cs.t_step;
 		bound = info.tick_ns + 3 * late_tfd;
 		TH_LOG("try %d: canceled %llu us after the step, the timerfd %llu us",
 		       try, (unsigned long long)late_tw / 1000,
